@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * p2pmap: identity IOMMU mappings of peer PCI BARs, for GPU peer-to-peer DMA
+ * under a translating IOMMU.
+ *
+ * This header is the protocol specification of the generic netlink family
+ * "p2pmap" (version 1).  The kernel module and the p2pmap CLI both include it.
+ *
+ * Objects
+ * -------
+ * device: a PCI function p2pmap tracks, named by its address
+ *	"DDDD:BB:DD.F" (lower-case hex, always with the PCI domain).
+ * link:   a directed pair initiator -> target: "the initiator may DMA into
+ *	the target's BARs".  While a link is active, every selected memory BAR
+ *	of the target is mapped into the initiator's default DMA domain with
+ *	IOVA == the BAR's bus address (an identity range).
+ *
+ * Commands
+ * --------
+ * P2PMAP_CMD_DEV_GET (dump)
+ *	One message per tracked device, attributes from enum p2pmap_dev_attr.
+ *	do: request P2PMAP_A_DEV_ADDR, reply one device.
+ *
+ * P2PMAP_CMD_LINK_GET (dump or do)
+ *	dump: one message per configured link (enum p2pmap_link_attr).
+ *	do:   request P2PMAP_A_LINK_INITIATOR and P2PMAP_A_LINK_TARGET, reply
+ *	      with that link.  ENOENT if it is not configured.
+ *
+ * P2PMAP_CMD_LINK_ADD (do, CAP_NET_ADMIN in the initial user namespace)
+ *	Request: P2PMAP_A_LINK_INITIATOR, P2PMAP_A_LINK_TARGET (required),
+ *	P2PMAP_A_LINK_BAR_MASK (optional, default P2PMAP_BAR_MASK_DEFAULT).
+ *	Both devices must be tracked.  The link is configured and, if both
+ *	sides are bound and eligible, mapped at once.  If mapping is refused
+ *	for safety (see errors), nothing is configured.  A link whose sides
+ *	are not ready is kept in state PENDING or BLOCKED and maps by itself
+ *	when they are.
+ *
+ * P2PMAP_CMD_LINK_DEL (do, CAP_NET_ADMIN in the initial user namespace)
+ *	Request: P2PMAP_A_LINK_INITIATOR, P2PMAP_A_LINK_TARGET.  Every mapping
+ *	of the link is removed before the reply is sent.
+ *
+ * Errors (with an extended-ack message naming the attribute at fault)
+ *	EINVAL     missing or malformed attribute, self-link, empty BAR mask
+ *	ENODEV     a named device is not tracked
+ *	EEXIST     the link is already configured
+ *	ENOENT     no such link
+ *	EPERM      no CAP_NET_ADMIN in the initial user namespace
+ *	EBUSY      part of a target BAR is already an IOVA of the initiator's
+ *	           domain (the DMA API or a firmware region uses it)
+ *	ERANGE     a target BAR lies outside the initiator domain's aperture
+ *	EOPNOTSUPP this kernel does not let p2pmap keep the DMA API away from
+ *	           the identity range (IOVA allocator not found): refused
+ *	ENOMEM, or the error of iommu_map(): mapping failed, nothing kept
+ *
+ * Dumps are consistent: a dump that overlaps a change carries
+ * NLM_F_DUMP_INTR and should be retried.
+ */
+#ifndef _UAPI_LINUX_P2PMAP_H
+#define _UAPI_LINUX_P2PMAP_H
+
+#define P2PMAP_GENL_NAME	"p2pmap"
+#define P2PMAP_GENL_VERSION	1
+
+/* Length of "DDDD:BB:DD.F" plus the terminating NUL. */
+#define P2PMAP_ADDR_LEN		13
+
+/* BARs 0..5; bit n selects BAR n.  I/O-port BARs are never mapped. */
+#define P2PMAP_BAR_MASK_ALL	0x3f
+/*
+ * Default: every memory BAR.  NVIDIA peer traffic may target BAR0 (mailbox
+ * P2P, registers) or BAR1 (the VRAM aperture used by BAR1 P2P), and which one
+ * depends on the GPU generation, so a link covers all of them unless told.
+ */
+#define P2PMAP_BAR_MASK_DEFAULT	P2PMAP_BAR_MASK_ALL
+
+enum p2pmap_cmd {
+	P2PMAP_CMD_UNSPEC,
+	P2PMAP_CMD_DEV_GET,
+	P2PMAP_CMD_LINK_GET,
+	P2PMAP_CMD_LINK_ADD,
+	P2PMAP_CMD_LINK_DEL,
+
+	__P2PMAP_CMD_MAX
+};
+
+#define P2PMAP_CMD_MAX (__P2PMAP_CMD_MAX - 1)
+
+/* What the device's IOMMU group is attached to right now. */
+enum p2pmap_domain {
+	P2PMAP_DOMAIN_NONE,		/* no IOMMU translates this device */
+	P2PMAP_DOMAIN_IDENTITY,		/* passthrough */
+	P2PMAP_DOMAIN_DMA,		/* default DMA domain, strict */
+	P2PMAP_DOMAIN_DMA_FQ,		/* default DMA domain, lazy */
+	P2PMAP_DOMAIN_BLOCKED,		/* blocked (VFIO/iommufd claim) */
+	P2PMAP_DOMAIN_UNMANAGED,	/* owned by another user (VFIO/iommufd) */
+	P2PMAP_DOMAIN_OTHER,
+};
+
+enum p2pmap_dev_state {
+	P2PMAP_DEV_UNBOUND,		/* no driver */
+	P2PMAP_DEV_BOUND,		/* bound to a driver using the DMA API */
+	P2PMAP_DEV_OWNED,		/* its driver manages DMA (vfio-pci) */
+};
+
+enum p2pmap_link_state {
+	P2PMAP_LINK_PENDING,	/* a side is absent or unbound */
+	P2PMAP_LINK_MAPPED,	/* identity ranges are in the initiator domain */
+	P2PMAP_LINK_NATIVE,	/* initiator is untranslated: nothing to map */
+	P2PMAP_LINK_BLOCKED,	/* a side is owned by VFIO/iommufd or similar */
+	P2PMAP_LINK_ERROR,	/* mapping refused or failed: see the reason */
+};
+
+/* BAR flags (P2PMAP_A_BAR_FLAGS) */
+#define P2PMAP_BAR_F_64BIT	(1U << 0)
+#define P2PMAP_BAR_F_PREFETCH	(1U << 1)
+
+/* Nested in P2PMAP_A_DEV_BAR (one per memory BAR). */
+enum p2pmap_bar_attr {
+	P2PMAP_A_BAR_UNSPEC,
+	P2PMAP_A_BAR_PAD,
+	P2PMAP_A_BAR_INDEX,	/* u32 */
+	P2PMAP_A_BAR_START,	/* u64, bus address */
+	P2PMAP_A_BAR_SIZE,	/* u64, bytes */
+	P2PMAP_A_BAR_FLAGS,	/* u32, P2PMAP_BAR_F_* */
+
+	__P2PMAP_A_BAR_MAX
+};
+
+#define P2PMAP_A_BAR_MAX (__P2PMAP_A_BAR_MAX - 1)
+
+enum p2pmap_dev_attr {
+	P2PMAP_A_DEV_UNSPEC,
+	P2PMAP_A_DEV_PAD,
+	P2PMAP_A_DEV_ADDR,		/* string "DDDD:BB:DD.F" */
+	P2PMAP_A_DEV_VENDOR,		/* u16 */
+	P2PMAP_A_DEV_DEVICE,		/* u16 */
+	P2PMAP_A_DEV_CLASS,		/* u32, 24-bit class code */
+	P2PMAP_A_DEV_DRIVER,		/* string, absent when unbound */
+	P2PMAP_A_DEV_STATE,		/* u32, enum p2pmap_dev_state */
+	P2PMAP_A_DEV_NUMA_NODE,		/* s32, -1 when unknown */
+	P2PMAP_A_DEV_IOMMU_GROUP,	/* s32, -1 when none */
+	P2PMAP_A_DEV_DOMAIN,		/* u32, enum p2pmap_domain */
+	P2PMAP_A_DEV_BAR,		/* nest p2pmap_bar_attr, repeated */
+
+	__P2PMAP_A_DEV_MAX
+};
+
+#define P2PMAP_A_DEV_MAX (__P2PMAP_A_DEV_MAX - 1)
+
+/* Nested in P2PMAP_A_LINK_RANGE (one per mapped identity range). */
+enum p2pmap_range_attr {
+	P2PMAP_A_RANGE_UNSPEC,
+	P2PMAP_A_RANGE_PAD,
+	P2PMAP_A_RANGE_BAR,		/* u32, target BAR index */
+	P2PMAP_A_RANGE_IOVA,		/* u64, == the BAR's bus address */
+	P2PMAP_A_RANGE_SIZE,		/* u64, bytes */
+	P2PMAP_A_RANGE_PAGES,		/* u64, IOMMU page-table entries */
+
+	__P2PMAP_A_RANGE_MAX
+};
+
+#define P2PMAP_A_RANGE_MAX (__P2PMAP_A_RANGE_MAX - 1)
+
+enum p2pmap_link_attr {
+	P2PMAP_A_LINK_UNSPEC,
+	P2PMAP_A_LINK_PAD,
+	P2PMAP_A_LINK_INITIATOR,	/* string "DDDD:BB:DD.F" */
+	P2PMAP_A_LINK_TARGET,		/* string "DDDD:BB:DD.F" */
+	P2PMAP_A_LINK_BAR_MASK,		/* u32, bits 0..5 */
+	P2PMAP_A_LINK_STATE,		/* u32, enum p2pmap_link_state */
+	P2PMAP_A_LINK_REASON,		/* string, why the link is in its state */
+	P2PMAP_A_LINK_MAPPED_BYTES,	/* u64 */
+	P2PMAP_A_LINK_RANGE,		/* nest p2pmap_range_attr, repeated */
+
+	__P2PMAP_A_LINK_MAX
+};
+
+#define P2PMAP_A_LINK_MAX (__P2PMAP_A_LINK_MAX - 1)
+
+#endif /* _UAPI_LINUX_P2PMAP_H */

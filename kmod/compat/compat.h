@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Force-included into every p2pmap object.  Kernel API differences are
+ * bridged here, and only here, from the results of compat/probes/.
+ */
+#ifndef P2PMAP_COMPAT_H
+#define P2PMAP_COMPAT_H
+
+#include <compat_probed.h>
+
+#ifndef P2PMAP_HAVE_PROBE_SANITY
+#error "compat/probe.sh could not compile against this kernel: see compat/probes"
+#endif
+
+#include <linux/iommu.h>
+
+/* iommu_map() grew a gfp_t argument in 6.3. */
+static inline int p2pmap_iommu_map(struct iommu_domain *domain,
+				   unsigned long iova, phys_addr_t paddr,
+				   size_t size, int prot)
+{
+#ifdef P2PMAP_HAVE_IOMMU_MAP_GFP
+	return iommu_map(domain, iova, paddr, size, prot, GFP_KERNEL);
+#else
+	return iommu_map(domain, iova, paddr, size, prot);
+#endif
+}
+
+#endif /* P2PMAP_COMPAT_H */

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The registry of PCI functions p2pmap tracks.  All under p2pmap_lock. */
+#include <linux/slab.h>
+#include "p2pmap.h"
+
+LIST_HEAD(p2pmap_devs);
+
+struct p2pmap_dev *p2pmap_dev_find(const char *addr)
+{
+	struct p2pmap_dev *dev;
+
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry(dev, &p2pmap_devs, node)
+		if (!strcmp(dev->addr, addr))
+			return dev;
+	return NULL;
+}
+
+/* Bridges carry no GPU memory: only ordinary functions are tracked. */
+static bool p2pmap_dev_wanted(struct pci_dev *pdev)
+{
+	return pdev->hdr_type == PCI_HEADER_TYPE_NORMAL;
+}
+
+/* Find or start tracking @pdev; NULL if it is not wanted or on ENOMEM. */
+struct p2pmap_dev *p2pmap_dev_track(struct pci_dev *pdev)
+{
+	char addr[P2PMAP_ADDR_LEN];
+	struct p2pmap_dev *dev;
+
+	lockdep_assert_held(&p2pmap_lock);
+	if (!p2pmap_dev_wanted(pdev))
+		return NULL;
+	p2pmap_addr_format(pdev, addr);
+	dev = p2pmap_dev_find(addr);
+	if (dev)
+		return dev;
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return NULL;
+	dev->pdev = pci_dev_get(pdev);
+	strscpy(dev->addr, addr, sizeof(dev->addr));
+	list_add_tail(&dev->node, &p2pmap_devs);
+	p2pmap_generation++;
+	pr_debug("%s: tracked\n", dev->addr);
+	return dev;
+}
+
+static void p2pmap_dev_read_bars(struct p2pmap_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	int i;
+
+	memset(dev->bars, 0, sizeof(dev->bars));
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		unsigned long fl = pci_resource_flags(pdev, i);
+		struct p2pmap_bar *bar = &dev->bars[i];
+
+		if (!(fl & IORESOURCE_MEM) || !pci_resource_len(pdev, i) ||
+		    (fl & IORESOURCE_UNSET))
+			continue;
+		bar->bus = pci_bus_address(pdev, i);
+		bar->phys = pci_resource_start(pdev, i);
+		bar->size = pci_resource_len(pdev, i);
+		if (fl & IORESOURCE_MEM_64)
+			bar->flags |= P2PMAP_BAR_F_64BIT;
+		if (fl & IORESOURCE_PREFETCH)
+			bar->flags |= P2PMAP_BAR_F_PREFETCH;
+	}
+}
+
+/*
+ * A driver is bound (BOUND_DRIVER, or found bound at load).  BARs are read
+ * here, not at ADD_DEVICE: they may be unassigned then, and drivers such as
+ * amdgpu resize BARs before they are bound.
+ */
+void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
+{
+	struct device_driver *drv = pdev->dev.driver;
+
+	lockdep_assert_held(&p2pmap_lock);
+	if (!drv)
+		return;
+	dev->bound = true;
+	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
+	strscpy(dev->driver, drv->name, sizeof(dev->driver));
+	p2pmap_dev_read_bars(dev);
+	p2pmap_generation++;
+}
+
+void p2pmap_dev_unbind(struct p2pmap_dev *dev)
+{
+	lockdep_assert_held(&p2pmap_lock);
+	dev->bound = false;
+	dev->dma_owned = false;
+	dev->driver[0] = '\0';
+	memset(dev->bars, 0, sizeof(dev->bars));
+	p2pmap_generation++;
+}
+
+/* Links naming @dev must have been synced (unmapped) before this. */
+void p2pmap_dev_untrack(struct p2pmap_dev *dev)
+{
+	lockdep_assert_held(&p2pmap_lock);
+	pr_debug("%s: untracked\n", dev->addr);
+	list_del(&dev->node);
+	pci_dev_put(dev->pdev);
+	kfree(dev);
+	p2pmap_generation++;
+}
+
+void p2pmap_dev_untrack_all(void)
+{
+	struct p2pmap_dev *dev, *tmp;
+
+	list_for_each_entry_safe(dev, tmp, &p2pmap_devs, node)
+		p2pmap_dev_untrack(dev);
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "p2pmap": policies and the command table.  The
+ * protocol is specified in include/uapi/linux/p2pmap.h.  Commands are handled
+ * in netlink_dev.c and netlink_link.c.
+ */
+#include "p2pmap.h"
+#include "netlink.h"
+
+#define P2PMAP_ADDR_POLICY { .type = NLA_NUL_STRING, .len = P2PMAP_ADDR_LEN - 1 }
+
+static const struct nla_policy p2pmap_dev_policy[P2PMAP_A_DEV_MAX + 1] = {
+	[P2PMAP_A_DEV_ADDR] = P2PMAP_ADDR_POLICY,
+};
+
+static const struct nla_policy p2pmap_link_policy[P2PMAP_A_LINK_MAX + 1] = {
+	[P2PMAP_A_LINK_INITIATOR] = P2PMAP_ADDR_POLICY,
+	[P2PMAP_A_LINK_TARGET] = P2PMAP_ADDR_POLICY,
+	[P2PMAP_A_LINK_BAR_MASK] = NLA_POLICY_RANGE(NLA_U32, 1,
+						    P2PMAP_BAR_MASK_ALL),
+};
+
+/* State changes need CAP_NET_ADMIN in the initial user namespace. */
+static const struct genl_ops p2pmap_ops[] = {
+	{
+		.cmd = P2PMAP_CMD_DEV_GET,
+		.doit = p2pmap_nl_dev_get,
+		.dumpit = p2pmap_nl_dev_dump,
+		.policy = p2pmap_dev_policy,
+		.maxattr = P2PMAP_A_DEV_MAX,
+	},
+	{
+		.cmd = P2PMAP_CMD_LINK_GET,
+		.doit = p2pmap_nl_link_get,
+		.dumpit = p2pmap_nl_link_dump,
+		.policy = p2pmap_link_policy,
+		.maxattr = P2PMAP_A_LINK_MAX,
+	},
+	{
+		.cmd = P2PMAP_CMD_LINK_ADD,
+		.doit = p2pmap_nl_link_add,
+		.policy = p2pmap_link_policy,
+		.maxattr = P2PMAP_A_LINK_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = P2PMAP_CMD_LINK_DEL,
+		.doit = p2pmap_nl_link_del,
+		.policy = p2pmap_link_policy,
+		.maxattr = P2PMAP_A_LINK_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+struct genl_family p2pmap_family __ro_after_init = {
+	.name = P2PMAP_GENL_NAME,
+	.version = P2PMAP_GENL_VERSION,
+	.module = THIS_MODULE,
+	.ops = p2pmap_ops,
+	.n_ops = ARRAY_SIZE(p2pmap_ops),
+	.netnsok = false,
+};
+
+int __init p2pmap_genl_register(void)
+{
+	return genl_register_family(&p2pmap_family);
+}
+
+void p2pmap_genl_unregister(void)
+{
+	genl_unregister_family(&p2pmap_family);
+}

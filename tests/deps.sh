@@ -1,0 +1,26 @@
+#!/bin/bash
+# deps.sh: install the Debian 12 packages that build, demo and tests need,
+# if any is missing.  Kernels: Debian's 6.1 (bookworm) and 6.12
+# (bookworm-security), with their headers; QEMU; busybox for the guests;
+# libnl/libpci for the CLI; sparse and the 6.12 source (for checkpatch.pl).
+set -euo pipefail
+pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
+      busybox-static qemu-system-x86 sparse pkg-config
+      libnl-3-dev libnl-genl-3-dev libpci-dev pci.ids python3
+      linux-image-amd64 linux-headers-amd64
+      linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: need root to install packages" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

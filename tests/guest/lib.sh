@@ -1,0 +1,120 @@
+#!/bin/sh
+# Helpers for the guest test suites: TAP output, the p2ptest control file,
+# sysfs and trace reading.  Sourced by every suite.
+
+T_N=0
+T_FAIL=0
+IOMMU=$(sed -n 's/.*vm\.iommu=\([^ ]*\).*/\1/p' /proc/cmdline)
+KVER=$(cat /etc/kver)
+CTL=/sys/kernel/debug/p2ptest/ctl
+TRACE=/sys/kernel/tracing
+
+ok() {
+	T_N=$((T_N + 1))
+	echo "ok $T_N - $*"
+}
+
+not_ok() {
+	T_N=$((T_N + 1))
+	T_FAIL=$((T_FAIL + 1))
+	echo "not ok $T_N - $*"
+}
+
+# check DESC CMD...: pass when CMD succeeds.
+check() {
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# expect DESC GOT WANT
+expect() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1 (got '$2', want '$3')"
+	fi
+}
+
+# expect_fail DESC CMD...: pass when CMD fails.
+expect_fail() {
+	desc=$1
+	shift
+	if "$@"; then not_ok "$desc (it succeeded)"; else ok "$desc"; fi
+}
+
+# p2pt CMD...: run a p2ptest command, print its result line.
+p2pt() {
+	echo "$*" >"$CTL" 2>/dev/null
+	cat "$CTL"
+}
+
+ID=0x010000ed		# what edu register 0x00 reads
+PATTERN=12345678	# written to register 0x04, which then reads ~PATTERN
+LANDED=0xedcba987
+LOST=0xffffffff
+
+peer_read() { p2pt read "$1" "$2" "${3:-raw}"; }
+peer_write() { p2pt write "$1" "$2" "${3:-raw}" "$PATTERN"; }
+
+bar0() { cut -d' ' -f1 "/sys/bus/pci/devices/$1/resource" | head -1; }
+
+group_type() {
+	cat "$(readlink -f "/sys/bus/pci/devices/$1/iommu_group")/type"
+}
+
+# link_state A B: the STATE column of "p2pmap status" for A -> B.
+link_state() {
+	p2pmap status | awk -v a="$1" -v b="$2" '$1 == a && $3 == b { print $4 }'
+}
+
+drv_unbind() { echo "$1" >/sys/bus/pci/drivers/p2ptest/unbind; }
+drv_bind() { echo "$1" >/sys/bus/pci/drivers/p2ptest/bind; }
+
+# Fault lines the kernel logged at address $1 (VT-d format).
+dmar_faults_at() {
+	dmesg | grep -c "DMAR: \[DMA .*fault addr $(printf '0x%x' "$1")"
+}
+
+# No kernel warning or bug in the log so far.
+kernel_log_clean() {
+	! dmesg | grep -qE 'WARNING:|BUG:|Oops|general protection'
+}
+
+# Identity map/unmap trace events (iova == paddr) inside [$1, $1+$2): bytes.
+trace_enable() {
+	echo 0 >"$TRACE/tracing_on"
+	echo >"$TRACE/trace"
+	echo 4096 >"$TRACE/buffer_size_kb"
+	echo 1 >"$TRACE/events/iommu/map/enable"
+	echo 1 >"$TRACE/events/iommu/unmap/enable"
+	echo 1 >"$TRACE/tracing_on"
+}
+
+# trace_identity_bytes map|unmap LO HI: bytes of identity maps (iova ==
+# paddr) whose IOVA lies in [LO, HI), or of the unmaps of those IOVAs.
+trace_identity_bytes() {
+	kind=$1 lo=$(($2)) hi=$(($3)) sum=0
+	sed -n 's/.* map: .*iova=\(0x[0-9a-f]*\) .*paddr=\(0x[0-9a-f]*\) size=\([0-9]*\).*/\1 \2 \3/p' \
+		"$TRACE/trace" >/tmp/maps.$$
+	: >/tmp/ids.$$
+	while read -r iova pa sz; do
+		[ $((iova)) -eq $((pa)) ] || continue
+		[ $((iova)) -ge "$lo" ] && [ $((iova)) -lt "$hi" ] || continue
+		echo "$iova" >>/tmp/ids.$$
+		[ "$kind" = map ] && sum=$((sum + sz))
+	done </tmp/maps.$$
+	if [ "$kind" = unmap ]; then
+		sed -n 's/.* unmap: .*iova=\(0x[0-9a-f]*\) .*unmapped_size=\([0-9]*\).*/\1 \2/p' \
+			"$TRACE/trace" >/tmp/maps.$$
+		while read -r iova sz; do
+			grep -qx "$iova" /tmp/ids.$$ && sum=$((sum + sz))
+		done </tmp/maps.$$
+	fi
+	rm -f /tmp/maps.$$ /tmp/ids.$$
+	echo "$sum"
+}
+
+finish() {
+	echo "# $KVER $IOMMU: $((T_N - T_FAIL)) passed, $T_FAIL failed"
+}

@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2ptest - test-only driver for QEMU's "edu" PCI device (1234:11e8).
+ *
+ * It imitates a GPU driver doing peer-to-peer DMA: one edu (the initiator,
+ * bound to this driver) DMAs into another edu's BAR0 (the target, bound or
+ * not), with either the raw peer bus address or an IOVA obtained from
+ * dma_map_resource(). Control: /sys/kernel/debug/p2ptest/ctl (write a
+ * command line, read back the result of the last command).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#define EDU_VENDOR		0x1234
+#define EDU_DEVICE		0x11e8
+#define EDU_ID_VALUE		0x010000ed
+
+#define EDU_REG_ID		0x00
+#define EDU_REG_LIVE		0x04
+#define EDU_REG_DMA_SRC		0x80
+#define EDU_REG_DMA_DST		0x88
+#define EDU_REG_DMA_CNT		0x90
+#define EDU_REG_DMA_CMD		0x98
+
+#define EDU_CMD_RUN		0x1
+#define EDU_CMD_TO_PCI		0x2	/* edu buffer -> bus address */
+
+#define EDU_BUF			0x40000	/* edu-internal DMA buffer */
+#define EDU_XFER		4	/* bytes per DMA: peer regs are 32 bit */
+
+#define P2P_DMA_TIMEOUT_MS	2000
+#define P2P_SENTINEL		0x5a5a5a5a
+#define P2P_MAX_PRESSURE	65536
+#define P2P_CMD_MAX		256
+#define P2P_MAX_ARGS		8
+#define P2P_RESULT_MAX		2048
+
+struct p2p_dev {
+	struct list_head node;
+	struct pci_dev *pdev;
+	void __iomem *bar;
+	u32 *staging;
+	dma_addr_t staging_dma;
+};
+
+/* A kept dma_map_resource() mapping of b's BAR0 in a's DMA domain. */
+struct p2p_map {
+	struct list_head node;
+	struct pci_dev *a;
+	struct pci_dev *b;
+	phys_addr_t phys;
+	size_t len;
+	dma_addr_t iova;
+};
+
+static DEFINE_MUTEX(p2p_lock);		/* protects everything below */
+static LIST_HEAD(p2p_devs);
+static LIST_HEAD(p2p_maps);
+static char p2p_result[P2P_RESULT_MAX];
+static struct dentry *p2p_dir;
+
+/* ---- edu DMA ---------------------------------------------------------- */
+
+static bool edu_busy(struct p2p_dev *d)
+{
+	return readl(d->bar + EDU_REG_DMA_CMD) & EDU_CMD_RUN;
+}
+
+static int edu_wait_idle(struct p2p_dev *d)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(P2P_DMA_TIMEOUT_MS);
+
+	while (edu_busy(d)) {
+		if (time_after(jiffies, deadline))
+			return edu_busy(d) ? -ETIMEDOUT : 0;
+		usleep_range(5000, 6000);
+	}
+	return 0;
+}
+
+/* One 4-byte edu DMA; cmd is 0 (bus -> buffer) or EDU_CMD_TO_PCI. */
+static int edu_dma(struct p2p_dev *d, u64 src, u64 dst, u32 cmd)
+{
+	int ret;
+
+	if (edu_busy(d)) {
+		pr_info("%s: DMA engine busy\n", pci_name(d->pdev));
+		return -EBUSY;
+	}
+	writeq(src, d->bar + EDU_REG_DMA_SRC);
+	writeq(dst, d->bar + EDU_REG_DMA_DST);
+	writeq(EDU_XFER, d->bar + EDU_REG_DMA_CNT);
+	writel(cmd | EDU_CMD_RUN, d->bar + EDU_REG_DMA_CMD);
+	ret = edu_wait_idle(d);
+	if (ret)
+		pr_info("%s: DMA src=0x%llx dst=0x%llx cmd=%u timed out\n",
+			pci_name(d->pdev), src, dst, cmd);
+	rmb();	/* read staging only after seeing completion */
+	return ret;
+}
+
+/* Copy a u32 from RAM into the initiator's edu buffer. */
+static int edu_load(struct p2p_dev *d, u32 val)
+{
+	WRITE_ONCE(d->staging[0], val);
+	wmb();	/* the value is in RAM before the device is told to read it */
+	return edu_dma(d, d->staging_dma, EDU_BUF, 0);
+}
+
+/* Copy the first u32 of the edu buffer out to RAM. */
+static int edu_store(struct p2p_dev *d, u32 *val)
+{
+	int ret;
+
+	WRITE_ONCE(d->staging[0], P2P_SENTINEL);
+	wmb();	/* the sentinel is in RAM before the device writes over it */
+	ret = edu_dma(d, EDU_BUF, d->staging_dma, EDU_CMD_TO_PCI);
+	if (!ret)
+		*val = READ_ONCE(d->staging[0]);
+	return ret;
+}
+
+/* ---- lookups and kept mappings --------------------------------------- */
+
+static struct p2p_dev *p2p_find_dev(struct pci_dev *pdev)
+{
+	struct p2p_dev *d;
+
+	list_for_each_entry(d, &p2p_devs, node)
+		if (d->pdev == pdev)
+			return d;
+	return NULL;
+}
+
+static struct p2p_map *p2p_find_map(struct pci_dev *a, struct pci_dev *b)
+{
+	struct p2p_map *m;
+
+	list_for_each_entry(m, &p2p_maps, node)
+		if (m->a == a && m->b == b)
+			return m;
+	return NULL;
+}
+
+static void p2p_release_map(struct p2p_map *m)
+{
+	dma_unmap_resource(&m->a->dev, m->iova, m->len, DMA_BIDIRECTIONAL, 0);
+	list_del(&m->node);
+	pci_dev_put(m->b);
+	pci_dev_put(m->a);
+	kfree(m);
+}
+
+/* Drop every kept mapping made by or into pdev (NULL: all of them). */
+static void p2p_release_maps(struct pci_dev *pdev)
+{
+	struct p2p_map *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &p2p_maps, node)
+		if (!pdev || m->a == pdev || m->b == pdev)
+			p2p_release_map(m);
+}
+
+/* ---- command parsing -------------------------------------------------- */
+
+static struct pci_dev *p2p_get_pdev(const char *s)
+{
+	unsigned int dom, bus, dev, fn;
+	char c;
+
+	if (sscanf(s, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &c) != 4 ||
+	    dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7) {
+		pr_info("malformed PCI address '%s' (want DDDD:BB:DD.F)\n", s);
+		return ERR_PTR(-EINVAL);
+	}
+	return pci_get_domain_bus_and_slot(dom, bus, PCI_DEVFN(dev, fn));
+}
+
+static int p2p_check_bar0(struct pci_dev *pdev)
+{
+	unsigned long flags = pci_resource_flags(pdev, 0);
+
+	if (!(flags & IORESOURCE_MEM) || (flags & IORESOURCE_UNSET) ||
+	    pci_resource_len(pdev, 0) < PAGE_SIZE) {
+		pr_info("%s: BAR0 is not an assigned memory BAR\n",
+			pci_name(pdev));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* Resolve initiator (bound to us) and target (any device, referenced). */
+static int p2p_get_pair(const char *sa, const char *sb, struct p2p_dev **a,
+			struct pci_dev **b)
+{
+	struct pci_dev *pa;
+	int ret;
+
+	pa = p2p_get_pdev(sa);
+	if (IS_ERR(pa))
+		return PTR_ERR(pa);
+	*a = pa ? p2p_find_dev(pa) : NULL;
+	pci_dev_put(pa);
+	if (!*a) {
+		pr_info("initiator %s is not bound to p2ptest\n", sa);
+		return -ENODEV;
+	}
+	*b = p2p_get_pdev(sb);
+	if (IS_ERR(*b))
+		return PTR_ERR(*b);
+	if (!*b) {
+		pr_info("target %s not found\n", sb);
+		return -ENODEV;
+	}
+	ret = p2p_check_bar0(*b);
+	if (ret)
+		pci_dev_put(*b);
+	return ret;
+}
+
+/* Peer DMA address of b's BAR0: raw bus address or kept IOVA. */
+static int p2p_peer_addr(struct p2p_dev *a, struct pci_dev *b,
+			 const char *mode, u64 *addr)
+{
+	struct p2p_map *m;
+
+	if (!strcmp(mode, "raw")) {
+		*addr = pci_bus_address(b, 0);
+		return 0;
+	}
+	if (strcmp(mode, "mapped")) {
+		pr_info("mode '%s' is neither raw nor mapped\n", mode);
+		return -EINVAL;
+	}
+	m = p2p_find_map(a->pdev, b);
+	if (!m) {
+		pr_info("no kept mapping of %s in %s\n", pci_name(b),
+			pci_name(a->pdev));
+		return -ENOENT;
+	}
+	*addr = m->iova;
+	return 0;
+}
+
+/* ---- commands --------------------------------------------------------- */
+
+static int p2p_cmd_read(struct p2p_dev *a, struct pci_dev *b, const char *mode)
+{
+	u64 addr;
+	u32 val;
+	int ret;
+
+	if (a->pdev == b) {
+		pr_info("read: initiator and target are the same device\n");
+		return -EINVAL;
+	}
+	ret = p2p_peer_addr(a, b, mode, &addr);
+	if (ret)
+		return ret;
+	ret = edu_load(a, 0);		/* clear the edu buffer */
+	if (!ret)
+		ret = edu_dma(a, addr + EDU_REG_ID, EDU_BUF, 0);
+	if (!ret)
+		ret = edu_store(a, &val);
+	if (ret)
+		return ret;
+	scnprintf(p2p_result, sizeof(p2p_result), "0x%08x\n", val);
+	return 0;
+}
+
+/* CPU access to the target's BAR0: its p2ptest mapping or a temporary one. */
+static void __iomem *p2p_map_target(struct pci_dev *b, bool *temp)
+{
+	struct p2p_dev *d = p2p_find_dev(b);
+
+	*temp = !d;
+	if (d)
+		return d->bar;
+	return ioremap(pci_resource_start(b, 0), PAGE_SIZE);
+}
+
+static int p2p_reset_target(struct pci_dev *b, void __iomem *bbar)
+{
+	u32 id = readl(bbar + EDU_REG_ID);
+
+	if (id != EDU_ID_VALUE) {
+		pr_info("%s: id register reads 0x%08x from the CPU, not an edu or not decoding\n",
+			pci_name(b), id);
+		return -EIO;
+	}
+	writel(0, bbar + EDU_REG_LIVE);
+	if (readl(bbar + EDU_REG_LIVE) != 0xffffffff) {
+		pr_info("%s: register 0x04 did not reset\n", pci_name(b));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int p2p_do_write(struct p2p_dev *a, struct pci_dev *b,
+			void __iomem *bbar, u64 addr, u32 pattern)
+{
+	int ret;
+
+	ret = p2p_reset_target(b, bbar);
+	if (!ret)
+		ret = edu_load(a, pattern);
+	if (!ret)
+		ret = edu_dma(a, EDU_BUF, addr + EDU_REG_LIVE, EDU_CMD_TO_PCI);
+	if (ret)
+		return ret;
+	scnprintf(p2p_result, sizeof(p2p_result), "0x%08x\n",
+		  readl(bbar + EDU_REG_LIVE));
+	return 0;
+}
+
+static int p2p_cmd_write(struct p2p_dev *a, struct pci_dev *b,
+			 const char *mode, const char *spat)
+{
+	void __iomem *bbar;
+	u32 pattern;
+	bool temp;
+	u64 addr;
+	int ret;
+
+	if (kstrtou32(spat, 16, &pattern)) {
+		pr_info("write: malformed pattern '%s' (want hex u32)\n", spat);
+		return -EINVAL;
+	}
+	if (a->pdev == b) {
+		pr_info("write: initiator and target are the same device\n");
+		return -EINVAL;
+	}
+	ret = p2p_peer_addr(a, b, mode, &addr);
+	if (ret)
+		return ret;
+	bbar = p2p_map_target(b, &temp);
+	if (!bbar)
+		return -ENOMEM;
+	ret = p2p_do_write(a, b, bbar, addr, pattern);
+	if (temp)
+		iounmap(bbar);
+	return ret;
+}
+
+static int p2p_cmd_map(struct p2p_dev *a, struct pci_dev *b)
+{
+	struct p2p_map *m;
+
+	if (p2p_find_map(a->pdev, b)) {
+		pr_info("map: %s already has a kept mapping of %s\n",
+			pci_name(a->pdev), pci_name(b));
+		return -EEXIST;
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->phys = pci_resource_start(b, 0);
+	m->len = pci_resource_len(b, 0);
+	m->iova = dma_map_resource(&a->pdev->dev, m->phys, m->len,
+				   DMA_BIDIRECTIONAL, 0);
+	if (dma_mapping_error(&a->pdev->dev, m->iova)) {
+		pr_info("map: dma_map_resource failed\n");
+		kfree(m);
+		return -EIO;
+	}
+	m->a = pci_dev_get(a->pdev);
+	m->b = pci_dev_get(b);
+	list_add_tail(&m->node, &p2p_maps);
+	scnprintf(p2p_result, sizeof(p2p_result), "0x%llx\n",
+		  (unsigned long long)m->iova);
+	return 0;
+}
+
+static int p2p_cmd_unmap(struct p2p_dev *a, struct pci_dev *b)
+{
+	struct p2p_map *m = p2p_find_map(a->pdev, b);
+
+	if (!m) {
+		pr_info("unmap: no kept mapping of %s in %s\n", pci_name(b),
+			pci_name(a->pdev));
+		return -ENOENT;
+	}
+	p2p_release_map(m);
+	scnprintf(p2p_result, sizeof(p2p_result), "ok\n");
+	return 0;
+}
+
+struct p2p_pressure {
+	u64 start;		/* target BAR0 bus range [start, end) */
+	u64 end;
+	unsigned int mapped;
+	unsigned int errors;
+	unsigned int overlaps;
+	u64 lowest;
+	u64 highest;
+};
+
+static void p2p_pressure_run(struct device *dev, struct page *page,
+			     dma_addr_t *addrs, unsigned int count,
+			     struct p2p_pressure *p)
+{
+	unsigned int i;
+	dma_addr_t da;
+
+	for (i = 0; i < count; i++) {
+		da = dma_map_page(dev, page, 0, PAGE_SIZE, DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, da)) {
+			p->errors++;
+			break;
+		}
+		addrs[p->mapped++] = da;
+		if (da >= p->start && da < p->end)
+			p->overlaps++;
+		p->lowest = p->mapped == 1 ? da : min_t(u64, p->lowest, da);
+		p->highest = max_t(u64, p->highest, da);
+	}
+	for (i = 0; i < p->mapped; i++)
+		dma_unmap_page(dev, addrs[i], PAGE_SIZE, DMA_TO_DEVICE);
+}
+
+static int p2p_cmd_pressure(struct p2p_dev *a, struct pci_dev *b,
+			    const char *scount)
+{
+	struct device *dev = &a->pdev->dev;
+	struct p2p_pressure p = { };
+	unsigned int count;
+	dma_addr_t *addrs;
+	struct page *page;
+	u64 limit;
+	int ret;
+
+	if (kstrtouint(scount, 0, &count) || !count ||
+	    count > P2P_MAX_PRESSURE) {
+		pr_info("pressure: count '%s' not in 1..%u\n", scount,
+			P2P_MAX_PRESSURE);
+		return -EINVAL;
+	}
+	p.start = pci_bus_address(b, 0);
+	p.end = p.start + pci_resource_len(b, 0);
+	limit = ALIGN(p.end, SZ_1M) + SZ_1M - 1;
+
+	addrs = kvmalloc_array(count, sizeof(*addrs), GFP_KERNEL);
+	page = alloc_page(GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!addrs || !page)
+		goto out;
+	ret = dma_set_mask(dev, limit);
+	if (ret) {
+		pr_info("pressure: dma_set_mask(0x%llx) failed\n", limit);
+		goto out;
+	}
+	p2p_pressure_run(dev, page, addrs, count, &p);
+	ret = dma_set_mask(dev, DMA_BIT_MASK(64));
+	if (ret)
+		pr_warn("%s: could not restore the 64-bit DMA mask\n",
+			pci_name(a->pdev));
+	scnprintf(p2p_result, sizeof(p2p_result),
+		  "mapped=%u errors=%u overlaps=%u lowest=0x%llx highest=0x%llx\n",
+		  p.mapped, p.errors, p.overlaps, p.lowest, p.highest);
+out:
+	if (page)
+		__free_page(page);
+	kvfree(addrs);
+	return ret;
+}
+
+static int p2p_cmd_devices(void)
+{
+	struct p2p_dev *d;
+	size_t n = 0;
+
+	p2p_result[0] = '\0';
+	list_for_each_entry(d, &p2p_devs, node)
+		n += scnprintf(p2p_result + n, sizeof(p2p_result) - n,
+			       "%s bar0=0x%llx len=0x%llx\n", pci_name(d->pdev),
+			       (unsigned long long)pci_resource_start(d->pdev, 0),
+			       (unsigned long long)pci_resource_len(d->pdev, 0));
+	return 0;
+}
+
+/* Commands of the form "VERB A B [ARG]". */
+static int p2p_cmd_pair(int argc, char **argv)
+{
+	const char *verb = argv[0];
+	struct p2p_dev *a;
+	struct pci_dev *b;
+	int ret;
+
+	ret = p2p_get_pair(argv[1], argv[2], &a, &b);
+	if (ret)
+		return ret;
+	if (!strcmp(verb, "read") && argc == 4) {
+		ret = p2p_cmd_read(a, b, argv[3]);
+	} else if (!strcmp(verb, "write") && argc == 5) {
+		ret = p2p_cmd_write(a, b, argv[3], argv[4]);
+	} else if (!strcmp(verb, "map") && argc == 3) {
+		ret = p2p_cmd_map(a, b);
+	} else if (!strcmp(verb, "unmap") && argc == 3) {
+		ret = p2p_cmd_unmap(a, b);
+	} else if (!strcmp(verb, "pressure") && argc == 4) {
+		ret = p2p_cmd_pressure(a, b, argv[3]);
+	} else {
+		pr_info("wrong argument count for '%s'\n", verb);
+		ret = -EINVAL;
+	}
+	pci_dev_put(b);
+	return ret;
+}
+
+static bool p2p_pair_verb(const char *verb)
+{
+	static const char * const verbs[] = {
+		"read", "write", "map", "unmap", "pressure",
+	};
+
+	return match_string(verbs, ARRAY_SIZE(verbs), verb) >= 0;
+}
+
+static int p2p_run(char *line)
+{
+	char *argv[P2P_MAX_ARGS];
+	int argc = 0;
+	char *tok;
+
+	while ((tok = strsep(&line, " \t\n")) != NULL) {
+		if (!*tok)
+			continue;
+		if (argc == P2P_MAX_ARGS) {
+			pr_info("too many arguments\n");
+			return -EINVAL;
+		}
+		argv[argc++] = tok;
+	}
+	if (!argc) {
+		pr_info("empty command\n");
+		return -EINVAL;
+	}
+	if (!strcmp(argv[0], "devices") && argc == 1)
+		return p2p_cmd_devices();
+	if (p2p_pair_verb(argv[0]) && argc >= 3)
+		return p2p_cmd_pair(argc, argv);
+	pr_info("unknown command or wrong argument count: '%s'\n", argv[0]);
+	return -EINVAL;
+}
+
+/* ---- debugfs ---------------------------------------------------------- */
+
+static ssize_t p2p_ctl_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	char line[P2P_CMD_MAX];
+	int ret;
+
+	if (!len || len >= sizeof(line)) {
+		pr_info("command length %zu not in 1..%zu\n", len,
+			sizeof(line) - 1);
+		return -EINVAL;
+	}
+	if (copy_from_user(line, ubuf, len))
+		return -EFAULT;
+	line[len] = '\0';
+
+	mutex_lock(&p2p_lock);
+	ret = p2p_run(line);
+	if (ret)
+		scnprintf(p2p_result, sizeof(p2p_result), "err=%d\n", ret);
+	mutex_unlock(&p2p_lock);
+	return ret ? ret : len;
+}
+
+static ssize_t p2p_ctl_read(struct file *file, char __user *ubuf, size_t len,
+			    loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&p2p_lock);
+	ret = simple_read_from_buffer(ubuf, len, ppos, p2p_result,
+				      strlen(p2p_result));
+	mutex_unlock(&p2p_lock);
+	return ret;
+}
+
+static const struct file_operations p2p_ctl_fops = {
+	.owner = THIS_MODULE,
+	.read = p2p_ctl_read,
+	.write = p2p_ctl_write,
+	.llseek = default_llseek,
+};
+
+/* ---- PCI driver ------------------------------------------------------- */
+
+static int p2p_setup(struct pci_dev *pdev, struct p2p_dev *d)
+{
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	ret = p2p_check_bar0(pdev);
+	if (ret)
+		return ret;
+	d->bar = pcim_iomap(pdev, 0, 0);
+	if (!d->bar)
+		return -ENOMEM;
+	d->staging = dma_alloc_coherent(&pdev->dev, PAGE_SIZE,
+					&d->staging_dma, GFP_KERNEL);
+	if (!d->staging)
+		return -ENOMEM;
+	return 0;
+}
+
+static int p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct p2p_dev *d;
+	int ret;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->pdev = pdev;
+	ret = p2p_setup(pdev, d);
+	if (ret) {
+		kfree(d);
+		return ret;
+	}
+	pci_set_drvdata(pdev, d);
+
+	mutex_lock(&p2p_lock);
+	p2p_release_maps(pdev);
+	list_add_tail(&d->node, &p2p_devs);
+	mutex_unlock(&p2p_lock);
+	pci_info(pdev, "bound, BAR0 0x%llx len 0x%llx\n",
+		 (unsigned long long)pci_resource_start(pdev, 0),
+		 (unsigned long long)pci_resource_len(pdev, 0));
+	return 0;
+}
+
+static void p2p_remove(struct pci_dev *pdev)
+{
+	struct p2p_dev *d = pci_get_drvdata(pdev);
+
+	mutex_lock(&p2p_lock);
+	p2p_release_maps(pdev);
+	list_del(&d->node);
+	mutex_unlock(&p2p_lock);
+
+	/* A timed-out DMA may still target the staging buffer. */
+	if (edu_wait_idle(d))
+		pci_warn(pdev, "DMA still running at remove\n");
+	pci_clear_master(pdev);
+	dma_free_coherent(&pdev->dev, PAGE_SIZE, d->staging, d->staging_dma);
+	kfree(d);
+}
+
+static const struct pci_device_id p2p_ids[] = {
+	{ PCI_DEVICE(EDU_VENDOR, EDU_DEVICE) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, p2p_ids);
+
+static struct pci_driver p2p_driver = {
+	.name = "p2ptest",
+	.id_table = p2p_ids,
+	.probe = p2p_probe,
+	.remove = p2p_remove,
+};
+
+static int __init p2p_init(void)
+{
+	int ret;
+
+	p2p_dir = debugfs_create_dir("p2ptest", NULL);
+	debugfs_create_file("ctl", 0600, p2p_dir, NULL, &p2p_ctl_fops);
+	ret = pci_register_driver(&p2p_driver);
+	if (ret)
+		debugfs_remove_recursive(p2p_dir);
+	return ret;
+}
+
+static void __exit p2p_exit(void)
+{
+	/* Waits for commands in progress; none can start afterwards. */
+	debugfs_remove_recursive(p2p_dir);
+	pci_unregister_driver(&p2p_driver);
+	mutex_lock(&p2p_lock);
+	p2p_release_maps(NULL);
+	mutex_unlock(&p2p_lock);
+}
+
+module_init(p2p_init);
+module_exit(p2p_exit);
+
+MODULE_DESCRIPTION("Test driver: peer-to-peer DMA between QEMU edu devices");
+MODULE_LICENSE("GPL");

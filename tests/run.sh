@@ -1,0 +1,71 @@
+#!/bin/bash
+# run.sh: every test of p2pmap (what "make check" runs).
+#   1. unit tests of the CLI (no kernel needed)
+#   2. static checks of the module (W=1, sparse, checkpatch)
+#   3. the VM suites: each installed Debian kernel (6.1 and 6.12 at least)
+#      with VT-d and with AMD-Vi emulation
+# Each test prints one TAP line; the last line is "N passed, N failed".
+# Logs of every VM are kept in build/logs/.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+logs=$top/build/logs
+mkdir -p "$logs"
+pass=0 fail=0
+
+# count PREFIX < TAP: re-print TAP lines with PREFIX, tally them.
+count() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) pass=$((pass + 1)); echo "ok - $1 ${line#ok [0-9]* - }" ;;
+		"not ok "*) fail=$((fail + 1))
+			echo "not ok - $1 ${line#not ok [0-9]* - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done
+}
+
+# result OK DESC: one test decided here.
+result() {
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1)); echo "ok - $2"
+	else
+		fail=$((fail + 1)); echo "not ok - $2"
+	fi
+}
+
+make -s -C "$top/user" >"$logs/user-build.log" 2>&1
+result $? "CLI builds with -Werror"
+count "[unit]" < <(make -s -C "$top/user" test 2>&1)
+
+kernels=$("$top/tests/kernels.sh")
+for series in 6.1. 6.12.; do
+	echo "$kernels" | grep -q "^$series"
+	result $? "a Debian $series* kernel with matching headers is installed"
+done
+
+for k in $kernels; do
+	"$top/tests/vm/build.sh" "$k" >"$logs/build-$k.log" 2>&1
+	result $? "module, test driver and initramfs build for $k"
+done
+count "[static]" < <("$top/tests/static-checks.sh")
+
+# vm KVER IOMMU TOPOLOGY SUITE
+vm() {
+	local log=$logs/$1-$2-$4.log start=$SECONDS
+	"$top/tests/vm/run-vm.sh" "$1" "$2" "$3" "$4" \
+		"$top/build/$1/initrd.cpio" "$log"
+	count "[$1 $2 $4]" <"$log"
+	grep -q '^P2PMAP-VM: done' "$log"
+	result $? "[$1 $2 $4] VM ran to the end ($((SECONDS - start)) s)"
+	! grep -qE 'BUG:|Oops|Kernel panic' "$log"
+	result $? "[$1 $2 $4] no kernel BUG, Oops or panic on the console"
+}
+
+for k in $kernels; do
+	vm "$k" vtd gpus4+pxb core
+	vm "$k" amd gpus4 core
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

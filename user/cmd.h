@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Subcommands.  Each returns the process exit code. */
+#ifndef P2PMAP_CMD_H
+#define P2PMAP_CMD_H
+
+#include <stdbool.h>
+
+/* Exit codes */
+#define EXIT_OK		0
+#define EXIT_RUNTIME	1	/* runtime or kernel error */
+#define EXIT_USAGE	2	/* bad arguments, malformed address */
+
+/* --no-check: send addresses to the kernel as given (for tests). */
+extern bool opt_no_check;
+
+/* argv[0] is the subcommand's name. */
+int cmd_list(int argc, char **argv);
+int cmd_link(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+
+#endif /* P2PMAP_CMD_H */

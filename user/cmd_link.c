@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/* p2pmap link add|del A B [--both] [--bars MASK] */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "format.h"
+#include "link.h"
+#include "pciaddr.h"
+
+#define LINK_USAGE "usage: p2pmap link {add|del} A B [--both] [--bars MASK]"
+
+/*
+ * An address argument, normalised unless --no-check.  With --no-check the
+ * string is sent as given, however long, and "-" sends no address at all.
+ */
+struct link_addr {
+	const char *s;
+	char buf[P2PMAP_ADDR_LEN];
+};
+
+struct link_args {
+	struct link_addr a;
+	struct link_addr b;
+	bool both;
+	bool has_mask;
+	uint32_t mask;
+};
+
+static int parse_addr(const char *arg, struct link_addr *addr)
+{
+	char err[64];
+
+	if (opt_no_check) {
+		addr->s = arg;
+		return 0;
+	}
+	if (pciaddr_parse(arg, addr->buf, err, sizeof(err))) {
+		fprintf(stderr, "p2pmap: invalid PCI address \"%s\": %s\n",
+			arg, err);
+		return -1;
+	}
+	addr->s = addr->buf;
+	return 0;
+}
+
+/*
+ * A BAR mask in hex ("0x3") or decimal ("3"), 1..P2PMAP_BAR_MASK_ALL.
+ * --no-check lets any u32 through, so tests can see the kernel refuse it.
+ */
+static int parse_mask(const char *arg, uint32_t *mask)
+{
+	const char *digits = arg;
+	unsigned long v;
+	char *end;
+	int base = 10;
+
+	if (!strncmp(arg, "0x", 2) || !strncmp(arg, "0X", 2)) {
+		digits = arg + 2;
+		base = 16;
+	}
+	if (!isxdigit((unsigned char)*digits))
+		goto bad;
+	errno = 0;
+	v = strtoul(digits, &end, base);
+	if (errno || *end || v > UINT32_MAX)
+		goto bad;
+	if (!opt_no_check && (v < 1 || v > P2PMAP_BAR_MASK_ALL))
+		goto bad;
+	*mask = v;
+	return 0;
+bad:
+	fprintf(stderr, "p2pmap: invalid BAR mask \"%s\" (expected 1..0x%x)\n",
+		arg, P2PMAP_BAR_MASK_ALL);
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, bool allow_mask,
+		      struct link_args *args)
+{
+	const char *pos[2];
+	int i, npos = 0;
+
+	memset(args, 0, sizeof(*args));
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--both")) {
+			args->both = true;
+		} else if (allow_mask && !strncmp(argv[i], "--bars=", 7)) {
+			if (parse_mask(argv[i] + 7, &args->mask))
+				return -1;
+			args->has_mask = true;
+		} else if (allow_mask && !strcmp(argv[i], "--bars")) {
+			if (++i == argc) {
+				fprintf(stderr, "p2pmap: --bars needs a mask\n");
+				return -1;
+			}
+			if (parse_mask(argv[i], &args->mask))
+				return -1;
+			args->has_mask = true;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "p2pmap: unknown option \"%s\"; %s\n",
+				argv[i], LINK_USAGE);
+			return -1;
+		} else if (npos < 2) {
+			pos[npos++] = argv[i];
+		} else {
+			fprintf(stderr, "p2pmap: too many arguments; %s\n",
+				LINK_USAGE);
+			return -1;
+		}
+	}
+	if (npos != 2) {
+		fprintf(stderr, "p2pmap: need two addresses; %s\n", LINK_USAGE);
+		return -1;
+	}
+	if (parse_addr(pos[0], &args->a) || parse_addr(pos[1], &args->b))
+		return -1;
+	return 0;
+}
+
+static void perror_link(const struct pnl_error *e, const char *op,
+			const char *from, const char *to)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "%s %s -> %s", op, from, to);
+	pnl_perror(e, what);
+}
+
+/* LINK_GET after an add, to learn and print the state. */
+static int show_link(struct p2pmap_nl *nl, const char *from, const char *to)
+{
+	struct p2pmap_link link;
+
+	if (link_get(nl, from, to, &link)) {
+		perror_link(&nl->error, "link get", from, to);
+		return -1;
+	}
+	/* Print what we asked for if the reply did not name the link. */
+	if (!link.initiator[0])
+		snprintf(link.initiator, sizeof(link.initiator), "%s", from);
+	if (!link.target[0])
+		snprintf(link.target, sizeof(link.target), "%s", to);
+	format_link_result(stdout, &link);
+	return 0;
+}
+
+static int link_add_cmd(struct p2pmap_nl *nl, const struct link_args *args)
+{
+	const char *a = args->a.s, *b = args->b.s;
+	struct pnl_error err;
+	int ret = EXIT_OK;
+
+	if (link_add(nl, a, b, args->has_mask, args->mask)) {
+		perror_link(&nl->error, "link add", a, b);
+		return EXIT_RUNTIME;
+	}
+	if (args->both && link_add(nl, b, a, args->has_mask, args->mask)) {
+		/* Undo the first direction so that nothing changes. */
+		err = nl->error;
+		if (link_del(nl, a, b))
+			perror_link(&nl->error, "link del (undo)", a, b);
+		perror_link(&err, "link add", b, a);
+		return EXIT_RUNTIME;
+	}
+
+	if (show_link(nl, a, b))
+		ret = EXIT_RUNTIME;
+	if (args->both && show_link(nl, b, a))
+		ret = EXIT_RUNTIME;
+	return ret;
+}
+
+static int del_one(struct p2pmap_nl *nl, const char *from, const char *to)
+{
+	if (link_del(nl, from, to)) {
+		perror_link(&nl->error, "link del", from, to);
+		return EXIT_RUNTIME;
+	}
+	printf("link %s -> %s: deleted\n", from, to);
+	return EXIT_OK;
+}
+
+static int link_del_cmd(struct p2pmap_nl *nl, const struct link_args *args)
+{
+	int ret = del_one(nl, args->a.s, args->b.s);
+
+	if (args->both && del_one(nl, args->b.s, args->a.s))
+		ret = EXIT_RUNTIME;
+	return ret;
+}
+
+int cmd_link(int argc, char **argv)
+{
+	struct link_args args;
+	struct p2pmap_nl nl;
+	bool add;
+	int ret;
+
+	if (argc < 2 || (strcmp(argv[1], "add") && strcmp(argv[1], "del"))) {
+		fprintf(stderr, "p2pmap: %s\n", LINK_USAGE);
+		return EXIT_USAGE;
+	}
+	add = !strcmp(argv[1], "add");
+	if (parse_args(argc - 2, argv + 2, add, &args))
+		return EXIT_USAGE;
+
+	if (pnl_open_required(&nl))
+		return EXIT_RUNTIME;
+	ret = add ? link_add_cmd(&nl, &args) : link_del_cmd(&nl, &args);
+	pnl_close(&nl);
+	return ret;
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/* p2pmap list [--all]: PCI functions from libpci, marked when tracked. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pci/pci.h>
+
+#include "cmd.h"
+#include "dev.h"
+#include "format.h"
+
+#define LIST_FILL	(PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_BASES | \
+			 PCI_FILL_SIZES | PCI_FILL_NUMA_NODE | \
+			 PCI_FILL_IOMMU_GROUP | LIST_FILL_DRIVER)
+#ifdef PCI_FILL_DRIVER
+#define LIST_FILL_DRIVER PCI_FILL_DRIVER
+#else
+#define LIST_FILL_DRIVER 0
+#endif
+
+/* /sys/kernel/iommu_groups/<group>/type: "DMA", "DMA-FQ", "identity", ... */
+static void read_group_type(int group, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = '\0';
+	if (group < 0)
+		return;
+	snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%d/type", group);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static void read_driver(struct pci_dev *d, char *buf, size_t len)
+{
+	const char *drv = NULL;
+
+#ifdef PCI_FILL_DRIVER
+	drv = pci_get_string_property(d, PCI_FILL_DRIVER);
+#else
+	(void)d;
+#endif
+	snprintf(buf, len, "%s", drv ? drv : "");
+}
+
+static void read_bars(struct pci_dev *d, struct list_entry *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < P2PMAP_NR_BARS; i++) {
+		pciaddr_t base = d->base_addr[i];
+		struct p2pmap_bar *b;
+
+		if (!d->size[i] || (base & PCI_BASE_ADDRESS_SPACE_IO))
+			continue;
+		b = &e->bars[e->nbars++];
+		b->index = i;
+		b->start = base & PCI_ADDR_MEM_MASK;
+		b->size = d->size[i];
+		b->flags = 0;
+		if ((base & PCI_BASE_ADDRESS_MEM_TYPE_MASK) ==
+		    PCI_BASE_ADDRESS_MEM_TYPE_64)
+			b->flags |= P2PMAP_BAR_F_64BIT;
+		if (base & PCI_BASE_ADDRESS_MEM_PREFETCH)
+			b->flags |= P2PMAP_BAR_F_PREFETCH;
+	}
+}
+
+static void fill_entry(struct pci_access *pacc, struct pci_dev *d,
+		       struct list_entry *e)
+{
+	const char *group;
+	int known;
+
+	memset(e, 0, sizeof(*e));
+	known = pci_fill_info(d, LIST_FILL);
+	snprintf(e->addr, sizeof(e->addr), "%04x:%02x:%02x.%x",
+		 d->domain & 0xffff, d->bus, d->dev & 0x1f, d->func & 7);
+	e->vendor = d->vendor_id;
+	e->device = d->device_id;
+	e->numa_node = known & PCI_FILL_NUMA_NODE ? d->numa_node : -1;
+
+	group = pci_get_string_property(d, PCI_FILL_IOMMU_GROUP);
+	e->iommu_group = group ? atoi(group) : -1;
+	read_group_type(e->iommu_group, e->group_type, sizeof(e->group_type));
+	read_driver(d, e->driver, sizeof(e->driver));
+
+	if (!pci_lookup_name(pacc, e->name, sizeof(e->name),
+			     PCI_LOOKUP_VENDOR | PCI_LOOKUP_DEVICE,
+			     d->vendor_id, d->device_id))
+		e->name[0] = '\0';
+	read_bars(d, e);
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	const struct list_entry *x = a, *y = b;
+
+	return strcmp(x->addr, y->addr);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	struct p2pmap_dev_list tracked = { 0 };
+	struct list_entry *entries = NULL, *e;
+	struct pci_access *pacc;
+	struct pci_dev *d;
+	struct p2pmap_nl nl;
+	bool all = false, loaded = false;
+	size_t n = 0, cap = 0, i;
+	int ret = EXIT_OK, err;
+
+	for (i = 1; i < (size_t)argc; i++) {
+		if (strcmp(argv[i], "--all")) {
+			fprintf(stderr, "p2pmap: unknown argument \"%s\"; usage: p2pmap list [--all]\n",
+				argv[i]);
+			return EXIT_USAGE;
+		}
+		all = true;
+	}
+
+	err = pnl_open(&nl);
+	if (err == -ENOENT) {
+		fprintf(stderr, "p2pmap: module not loaded; showing PCI devices only\n");
+	} else if (err) {
+		ret = EXIT_RUNTIME;
+	} else {
+		if (dev_dump(&nl, &tracked)) {
+			pnl_perror(&nl.error, "dev dump");
+			ret = EXIT_RUNTIME;
+		} else {
+			loaded = true;
+		}
+		pnl_close(&nl);
+	}
+
+	pacc = pci_alloc();
+	pci_init(pacc);
+	pci_scan_bus(pacc);
+	for (d = pacc->devices; d; d = d->next) {
+		if (!all && (pci_read_byte(d, PCI_HEADER_TYPE) & 0x7f) !=
+			    PCI_HEADER_TYPE_NORMAL)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			e = realloc(entries, cap * sizeof(*entries));
+			if (!e) {
+				fprintf(stderr, "p2pmap: out of memory\n");
+				ret = EXIT_RUNTIME;
+				goto out;
+			}
+			entries = e;
+		}
+		e = &entries[n++];
+		fill_entry(pacc, d, e);
+		if (!loaded)
+			e->tracked = LIST_TRACKED_UNKNOWN;
+		else if (dev_list_find(&tracked, e->addr))
+			e->tracked = LIST_TRACKED_YES;
+		else
+			e->tracked = LIST_TRACKED_NO;
+	}
+
+	qsort(entries, n, sizeof(*entries), cmp_dev);
+	format_list_header(stdout);
+	for (i = 0; i < n; i++)
+		format_list_entry(stdout, &entries[i]);
+out:
+	free(entries);
+	pci_cleanup(pacc);
+	dev_list_free(&tracked);
+	return ret;
+}

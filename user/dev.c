@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/* P2PMAP_CMD_DEV_GET: parse tracked devices into struct p2pmap_dev. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev.h"
+
+/* Level 2: one P2PMAP_A_DEV_BAR nest. */
+static void parse_bar(const struct nlattr *nest, struct p2pmap_bar *bar)
+{
+	struct nlattr *a;
+	int rem;
+
+	memset(bar, 0, sizeof(*bar));
+	nla_for_each_nested(a, nest, rem) {
+		switch (nla_type(a)) {
+		case P2PMAP_A_BAR_INDEX:
+			pnl_attr_u32(a, &bar->index);
+			break;
+		case P2PMAP_A_BAR_START:
+			pnl_attr_u64(a, &bar->start);
+			break;
+		case P2PMAP_A_BAR_SIZE:
+			pnl_attr_u64(a, &bar->size);
+			break;
+		case P2PMAP_A_BAR_FLAGS:
+			pnl_attr_u32(a, &bar->flags);
+			break;
+		}
+	}
+}
+
+/* Level 1: the device message. */
+int dev_parse_attrs(struct nlattr *head, int len, struct p2pmap_dev *dev)
+{
+	struct nlattr *a;
+	int rem;
+
+	memset(dev, 0, sizeof(*dev));
+	dev->numa_node = -1;
+	dev->iommu_group = -1;
+	nla_for_each_attr(a, head, len, rem) {
+		switch (nla_type(a)) {
+		case P2PMAP_A_DEV_ADDR:
+			pnl_attr_str(a, dev->addr, sizeof(dev->addr));
+			break;
+		case P2PMAP_A_DEV_VENDOR:
+			if (nla_len(a) == sizeof(uint16_t))
+				dev->vendor = nla_get_u16(a);
+			break;
+		case P2PMAP_A_DEV_DEVICE:
+			if (nla_len(a) == sizeof(uint16_t))
+				dev->device = nla_get_u16(a);
+			break;
+		case P2PMAP_A_DEV_CLASS:
+			pnl_attr_u32(a, &dev->class);
+			break;
+		case P2PMAP_A_DEV_DRIVER:
+			pnl_attr_str(a, dev->driver, sizeof(dev->driver));
+			break;
+		case P2PMAP_A_DEV_STATE:
+			pnl_attr_u32(a, &dev->state);
+			break;
+		case P2PMAP_A_DEV_NUMA_NODE:
+			pnl_attr_s32(a, &dev->numa_node);
+			break;
+		case P2PMAP_A_DEV_IOMMU_GROUP:
+			pnl_attr_s32(a, &dev->iommu_group);
+			break;
+		case P2PMAP_A_DEV_DOMAIN:
+			pnl_attr_u32(a, &dev->domain);
+			break;
+		case P2PMAP_A_DEV_BAR:
+			if (dev->nbars < P2PMAP_NR_BARS)
+				parse_bar(a, &dev->bars[dev->nbars++]);
+			break;
+		}
+	}
+	return dev->addr[0] ? 0 : -EINVAL;
+}
+
+static int dev_parse_msg(struct nl_msg *msg, void *arg)
+{
+	struct p2pmap_dev_list *list = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct p2pmap_dev dev, *devs;
+
+	if (dev_parse_attrs(genlmsg_attrdata(nlmsg_data(nlh), 0),
+			    genlmsg_attrlen(nlmsg_data(nlh), 0), &dev))
+		return NL_SKIP;		/* nameless: nothing to show */
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 16;
+
+		devs = realloc(list->devs, cap * sizeof(*devs));
+		if (!devs)
+			return NL_STOP;
+		list->devs = devs;
+		list->cap = cap;
+	}
+	list->devs[list->n++] = dev;
+	return NL_OK;
+}
+
+static void dev_list_reset(void *arg)
+{
+	struct p2pmap_dev_list *list = arg;
+
+	list->n = 0;
+}
+
+int dev_dump(struct p2pmap_nl *nl, struct p2pmap_dev_list *list)
+{
+	dev_list_reset(list);
+	return pnl_dump(nl, P2PMAP_CMD_DEV_GET, NULL, NULL, dev_parse_msg,
+		       dev_list_reset, list);
+}
+
+const struct p2pmap_dev *dev_list_find(const struct p2pmap_dev_list *list,
+				       const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		if (!strcmp(list->devs[i].addr, addr))
+			return &list->devs[i];
+	return NULL;
+}
+
+void dev_list_free(struct p2pmap_dev_list *list)
+{
+	free(list->devs);
+	memset(list, 0, sizeof(*list));
+}

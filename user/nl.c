@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Generic netlink transport for the "p2pmap" family (libnl-3). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+
+#include <linux/p2pmap.h>
+
+#include "nl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define PNL_DUMP_TRIES	5
+
+/* State of one request while its replies come in. */
+struct pnl_req {
+	struct p2pmap_nl *nl;
+	int done;			/* 1 while waiting, then 0 or -errno */
+	bool intr;			/* a reply carried NLM_F_DUMP_INTR */
+	pnl_parse_fn parse;
+	void *arg;
+};
+
+int pnl_open(struct p2pmap_nl *nl)
+{
+	int one = 1, err;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		fprintf(stderr, "p2pmap: cannot allocate netlink socket\n");
+		return -ENOMEM;
+	}
+	err = genl_connect(nl->sk);
+	if (err < 0) {
+		fprintf(stderr, "p2pmap: cannot connect to generic netlink: %s\n",
+			nl_geterror(err));
+		goto fail;
+	}
+	/* Old kernels lack extended acks; then errors come without text. */
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+
+	nl->family = genl_ctrl_resolve(nl->sk, P2PMAP_GENL_NAME);
+	if (nl->family < 0) {
+		if (nl->family == -NLE_OBJ_NOTFOUND) {
+			pnl_close(nl);
+			return -ENOENT;
+		}
+		err = nl->family;
+		fprintf(stderr, "p2pmap: cannot resolve generic netlink family \"%s\": %s\n",
+			P2PMAP_GENL_NAME, nl_geterror(err));
+		goto fail;
+	}
+	return 0;
+fail:
+	pnl_close(nl);
+	return -EIO;
+}
+
+int pnl_open_required(struct p2pmap_nl *nl)
+{
+	int err = pnl_open(nl);
+
+	if (err == -ENOENT)
+		fprintf(stderr, "p2pmap: kernel module not loaded (generic netlink family \"%s\" not found)\n",
+			P2PMAP_GENL_NAME);
+	return err;
+}
+
+void pnl_close(struct p2pmap_nl *nl)
+{
+	if (nl->sk)
+		nl_socket_free(nl->sk);
+	nl->sk = NULL;
+}
+
+/*
+ * Read the extended-ack TLVs that follow an error or done message, the
+ * way iw does.
+ */
+static void read_ext_ack(const struct nlmsghdr *nlh, int ack_len,
+			 struct pnl_error *e)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int len = nlh->nlmsg_len;
+	uint32_t type;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || len <= ack_len)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)nlh + ack_len),
+		      len - ack_len, NULL) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG]) {
+		pnl_attr_str(tb[NLMSGERR_ATTR_MSG], e->msg, sizeof(e->msg));
+	} else if (tb[NLMSGERR_ATTR_MISS_TYPE] &&
+		   pnl_attr_u32(tb[NLMSGERR_ATTR_MISS_TYPE], &type)) {
+		snprintf(e->msg, sizeof(e->msg), "missing attribute %u", type);
+	}
+}
+
+int pnl_read_error(const struct nlmsghdr *nlh, struct pnl_error *e)
+{
+	int ack_len = NLMSG_LENGTH(sizeof(int));
+	const struct nlmsgerr *err = NLMSG_DATA(nlh);
+
+	e->err = 0;
+	e->msg[0] = '\0';
+	if (nlh->nlmsg_len < (unsigned int)ack_len)
+		return 0;
+	memcpy(&e->err, NLMSG_DATA(nlh), sizeof(int));
+	if (e->err > 0)
+		e->err = -e->err;
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		/* The echoed request's header, and its payload unless capped. */
+		ack_len = NLMSG_LENGTH(sizeof(*err));
+		if (nlh->nlmsg_len < (unsigned int)ack_len)
+			return e->err;
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			ack_len += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	}
+	if (e->err)
+		read_ext_ack(nlh, ack_len, e);
+	return e->err;
+}
+
+static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct pnl_req *req = arg;
+
+	(void)nla;
+	pnl_read_error((struct nlmsghdr *)e - 1, &req->nl->error);
+	req->done = req->nl->error.err ? req->nl->error.err : -EIO;
+	return NL_STOP;
+}
+
+static int ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct pnl_req *req = arg;
+
+	(void)msg;
+	req->done = 0;
+	return NL_STOP;
+}
+
+/* NLMSG_DONE ends a dump; its payload is the dump's error code. */
+static int finish_cb(struct nl_msg *msg, void *arg)
+{
+	struct pnl_req *req = arg;
+
+	req->done = pnl_read_error(nlmsg_hdr(msg), &req->nl->error);
+	return NL_STOP;
+}
+
+static int intr_cb(struct nl_msg *msg, void *arg)
+{
+	struct pnl_req *req = arg;
+
+	(void)msg;
+	req->intr = true;
+	return NL_OK;
+}
+
+static int valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct pnl_req *req = arg;
+
+	return req->parse ? req->parse(msg, req->arg) : NL_OK;
+}
+
+static int request(struct p2pmap_nl *nl, uint8_t cmd, int flags,
+		   pnl_fill_fn fill, const void *fill_arg, pnl_parse_fn parse,
+		   void *arg, bool *intr)
+{
+	struct pnl_req req = { .nl = nl, .done = 1, .parse = parse, .arg = arg };
+	struct nl_msg *msg;
+	struct nl_cb *cb;
+	int err;
+
+	nl->error.err = 0;
+	nl->error.msg[0] = '\0';
+
+	msg = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!msg || !cb) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+			 flags | NLM_F_ACK, cmd, P2PMAP_GENL_VERSION)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (fill) {
+		err = fill(msg, fill_arg);
+		if (err < 0)
+			goto out;
+	}
+
+	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, &req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, &req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, finish_cb, &req);
+	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, intr_cb, &req);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, &req);
+
+	err = nl_send_auto(nl->sk, msg);
+	if (err < 0) {
+		snprintf(nl->error.msg, sizeof(nl->error.msg), "%s",
+			 nl_geterror(err));
+		err = -EIO;
+		goto out;
+	}
+	while (req.done > 0) {
+		err = nl_recvmsgs(nl->sk, cb);
+		if (err < 0 && req.done > 0) {
+			snprintf(nl->error.msg, sizeof(nl->error.msg), "%s",
+				 nl_geterror(err));
+			req.done = -EIO;
+		}
+	}
+	err = req.done;
+	if (intr)
+		*intr = req.intr;
+out:
+	nl->error.err = err;
+	nl_cb_put(cb);
+	nlmsg_free(msg);
+	return err;
+}
+
+int pnl_do(struct p2pmap_nl *nl, uint8_t cmd, pnl_fill_fn fill,
+	   const void *fill_arg, pnl_parse_fn parse, void *arg)
+{
+	return request(nl, cmd, 0, fill, fill_arg, parse, arg, NULL);
+}
+
+int pnl_dump(struct p2pmap_nl *nl, uint8_t cmd, pnl_fill_fn fill,
+	     const void *fill_arg, pnl_parse_fn parse, pnl_reset_fn reset,
+	     void *arg)
+{
+	bool intr = false;
+	int tries, err = 0;
+
+	for (tries = 0; tries < PNL_DUMP_TRIES; tries++) {
+		if (tries && reset)
+			reset(arg);
+		err = request(nl, cmd, NLM_F_DUMP, fill, fill_arg, parse, arg,
+			      &intr);
+		if (err || !intr)
+			return err;
+	}
+	nl->error.err = err = -EAGAIN;
+	snprintf(nl->error.msg, sizeof(nl->error.msg),
+		 "dump interrupted by changes %d times", PNL_DUMP_TRIES);
+	return err;
+}
+
+void pnl_perror(const struct pnl_error *e, const char *op)
+{
+	if (e->msg[0])
+		fprintf(stderr, "p2pmap: %s: %s: %s\n", op, strerror(-e->err),
+			e->msg);
+	else
+		fprintf(stderr, "p2pmap: %s: %s\n", op, strerror(-e->err));
+}
+
+bool pnl_attr_u32(const struct nlattr *a, uint32_t *v)
+{
+	if (nla_len(a) != sizeof(*v))
+		return false;
+	*v = nla_get_u32(a);
+	return true;
+}
+
+bool pnl_attr_s32(const struct nlattr *a, int32_t *v)
+{
+	uint32_t u;
+
+	if (!pnl_attr_u32(a, &u))
+		return false;
+	*v = (int32_t)u;
+	return true;
+}
+
+bool pnl_attr_u64(const struct nlattr *a, uint64_t *v)
+{
+	if (nla_len(a) != sizeof(*v))
+		return false;
+	*v = nla_get_u64(a);
+	return true;
+}
+
+void pnl_attr_str(const struct nlattr *a, char *buf, size_t len)
+{
+	size_t n = strnlen(nla_data(a), nla_len(a));
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, nla_data(a), n);
+	buf[n] = '\0';
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The protocol's objects as plain C structs: what the netlink parsers fill
+ * in and what the formatters print.  No libnl or libpci here, so that the
+ * unit tests can build the formatters alone.
+ */
+#ifndef P2PMAP_OBJECTS_H
+#define P2PMAP_OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/p2pmap.h>
+
+#define P2PMAP_NR_BARS		6
+#define P2PMAP_DRIVER_LEN	64
+#define P2PMAP_REASON_LEN	256
+#define P2PMAP_NAME_LEN		128
+#define P2PMAP_TYPE_LEN		16
+
+/* A memory BAR (P2PMAP_A_DEV_BAR, or read from libpci). */
+struct p2pmap_bar {
+	uint32_t index;
+	uint64_t start;
+	uint64_t size;
+	uint32_t flags;			/* P2PMAP_BAR_F_* */
+};
+
+/* A tracked device (P2PMAP_CMD_DEV_GET). */
+struct p2pmap_dev {
+	char addr[P2PMAP_ADDR_LEN];
+	uint16_t vendor;
+	uint16_t device;
+	uint32_t class;
+	char driver[P2PMAP_DRIVER_LEN];	/* "" when unbound */
+	uint32_t state;			/* enum p2pmap_dev_state */
+	int32_t numa_node;
+	int32_t iommu_group;
+	uint32_t domain;		/* enum p2pmap_domain */
+	unsigned int nbars;
+	struct p2pmap_bar bars[P2PMAP_NR_BARS];
+};
+
+struct p2pmap_dev_list {
+	struct p2pmap_dev *devs;
+	size_t n;
+	size_t cap;
+};
+
+/* An identity range of a link (P2PMAP_A_LINK_RANGE). */
+struct p2pmap_range {
+	uint32_t bar;
+	uint64_t iova;
+	uint64_t size;
+	uint64_t pages;
+};
+
+/* A link (P2PMAP_CMD_LINK_GET). */
+struct p2pmap_link {
+	char initiator[P2PMAP_ADDR_LEN];
+	char target[P2PMAP_ADDR_LEN];
+	uint32_t bar_mask;
+	uint32_t state;			/* enum p2pmap_link_state */
+	bool has_state;
+	char reason[P2PMAP_REASON_LEN];	/* "" when the kernel sent none */
+	bool has_mapped_bytes;
+	uint64_t mapped_bytes;
+	unsigned int nranges;		/* ranges the kernel reported */
+	struct p2pmap_range ranges[P2PMAP_NR_BARS]; /* the first ones kept */
+};
+
+struct p2pmap_link_list {
+	struct p2pmap_link *links;
+	size_t n;
+	size_t cap;
+};
+
+/* One row of "p2pmap list": a PCI function from libpci, plus tracking. */
+enum list_tracked {
+	LIST_TRACKED_UNKNOWN,		/* module not loaded: "-" */
+	LIST_TRACKED_NO,
+	LIST_TRACKED_YES,
+};
+
+struct list_entry {
+	char addr[P2PMAP_ADDR_LEN];
+	uint16_t vendor;
+	uint16_t device;
+	int numa_node;			/* -1 when unknown */
+	int iommu_group;		/* -1 when none */
+	char group_type[P2PMAP_TYPE_LEN]; /* "" when none */
+	char driver[P2PMAP_DRIVER_LEN];	/* "" when unbound */
+	enum list_tracked tracked;
+	char name[P2PMAP_NAME_LEN];
+	unsigned int nbars;
+	struct p2pmap_bar bars[P2PMAP_NR_BARS];
+};
+
+#endif /* P2PMAP_OBJECTS_H */
