@@ -99,6 +99,56 @@ static void fill_entry(struct pci_access *pacc, struct pci_dev *d,
 	read_bars(d, e);
 }
 
+/*
+ * A device the kernel tracks but libpci does not see (it is being removed):
+ * shown from the kernel's own record, so that a stale entry is visible.
+ */
+static void fill_entry_from_kernel(const struct p2pmap_dev *k,
+				   struct list_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	snprintf(e->addr, sizeof(e->addr), "%s", k->addr);
+	e->vendor = k->vendor;
+	e->device = k->device;
+	e->numa_node = k->numa_node;
+	e->iommu_group = k->iommu_group;
+	read_group_type(e->iommu_group, e->group_type, sizeof(e->group_type));
+	snprintf(e->driver, sizeof(e->driver), "%s", k->driver);
+	snprintf(e->name, sizeof(e->name), "(tracked, not in sysfs)");
+	e->tracked = LIST_TRACKED_YES;
+	e->nbars = k->nbars;
+	memcpy(e->bars, k->bars, sizeof(e->bars));
+}
+
+/* Room for one more entry; NULL on allocation failure. */
+static struct list_entry *list_grow(struct list_entry **entries, size_t *n,
+				    size_t *cap)
+{
+	struct list_entry *e;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		e = realloc(*entries, *cap * sizeof(**entries));
+		if (!e) {
+			fprintf(stderr, "p2pmap: out of memory\n");
+			return NULL;
+		}
+		*entries = e;
+	}
+	return &(*entries)[(*n)++];
+}
+
+static bool list_has(const struct list_entry *entries, size_t n,
+		     const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(entries[i].addr, addr))
+			return true;
+	return false;
+}
+
 static int cmp_dev(const void *a, const void *b)
 {
 	const struct list_entry *x = a, *y = b;
@@ -148,17 +198,11 @@ int cmd_list(int argc, char **argv)
 		if (!all && (pci_read_byte(d, PCI_HEADER_TYPE) & 0x7f) !=
 			    PCI_HEADER_TYPE_NORMAL)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			e = realloc(entries, cap * sizeof(*entries));
-			if (!e) {
-				fprintf(stderr, "p2pmap: out of memory\n");
-				ret = EXIT_RUNTIME;
-				goto out;
-			}
-			entries = e;
+		e = list_grow(&entries, &n, &cap);
+		if (!e) {
+			ret = EXIT_RUNTIME;
+			goto out;
 		}
-		e = &entries[n++];
 		fill_entry(pacc, d, e);
 		if (!loaded)
 			e->tracked = LIST_TRACKED_UNKNOWN;
@@ -166,6 +210,17 @@ int cmd_list(int argc, char **argv)
 			e->tracked = LIST_TRACKED_YES;
 		else
 			e->tracked = LIST_TRACKED_NO;
+	}
+
+	for (i = 0; i < tracked.n; i++) {
+		if (list_has(entries, n, tracked.devs[i].addr))
+			continue;
+		e = list_grow(&entries, &n, &cap);
+		if (!e) {
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		fill_entry_from_kernel(&tracked.devs[i], e);
 	}
 
 	qsort(entries, n, sizeof(*entries), cmp_dev);

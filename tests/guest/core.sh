@@ -159,4 +159,26 @@ if [ -n "$E" ] && [ -e /modules/p2pmap-debug/p2pmap.ko ]; then
 	rmmod p2pmap
 fi
 
+# --- boot-time links: the "links" parameter, before any driver binds.
+rmmod p2ptest
+check "p2pmap refuses a malformed links parameter" \
+	sh -c "! insmod /modules/p2pmap/p2pmap.ko 'links=$A>zz' 2>/dev/null"
+check "p2pmap loads with links naming an absent device" \
+	insmod /modules/p2pmap/p2pmap.ko "links=$A>$B,$B>$A/0x1,$A>0000:09:00.0"
+expect "boot link A->B waits for drivers" "$(link_state $A $B)" pending
+expect "boot link to an absent device is pending" \
+	"$(link_state $A 0000:09:00.0)" pending
+insmod /modules/p2ptest/p2ptest.ko
+expect "boot link A->B mapped once the drivers bind" "$(link_state $A $B)" \
+	mapped
+expect "boot link B->A (BAR mask 0x1) mapped" "$(link_state $B $A)" mapped
+expect "boot link A->B works" "$(peer_read $A $B)" $ID
+expect "boot link B->A works" "$(peer_read $B $A)" $ID
+tracked=$(p2pmap list | grep -E '^[0-9a-f]{4}:' | cut -d' ' -f1)
+check "every device is tracked once" test -n "$tracked" -a \
+	"$(echo "$tracked" | wc -l)" -eq "$(echo "$tracked" | sort -u | wc -l)"
+check "p2pmap unloads with boot links" rmmod p2pmap
+expect "after rmmod: boot link A->B faults again" "$(peer_read $A $B)" \
+	0x00000000
+
 finish
