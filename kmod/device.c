@@ -4,6 +4,7 @@
 #include "p2pmap.h"
 
 LIST_HEAD(p2pmap_devs);
+static u32 p2pmap_next_dev_id = 1;
 
 struct p2pmap_dev *p2pmap_dev_find(const char *addr)
 {
@@ -38,10 +39,17 @@ struct p2pmap_dev *p2pmap_dev_track(struct pci_dev *pdev)
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return NULL;
-	dev->pdev = pci_dev_get(pdev);
 	strscpy(dev->addr, addr, sizeof(dev->addr));
+	if (p2pmap_sysfs_dev_add(dev)) {
+		kobject_put(&dev->kobj);
+		return NULL;
+	}
+	dev->pdev = pci_dev_get(pdev);
+	dev->id = p2pmap_next_dev_id++;
 	list_add_tail(&dev->node, &p2pmap_devs);
+	p2pmap_fault_index_rebuild();
 	p2pmap_generation++;
+	p2pmap_ntf_dev(dev, P2PMAP_CMD_DEV_ADD_NTF);
 	pr_debug("%s: tracked\n", dev->addr);
 	return dev;
 }
@@ -85,6 +93,7 @@ void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
 	p2pmap_dev_read_bars(dev);
+	p2pmap_fault_index_rebuild();
 	p2pmap_generation++;
 }
 
@@ -95,24 +104,44 @@ void p2pmap_dev_unbind(struct p2pmap_dev *dev)
 	dev->dma_owned = false;
 	dev->driver[0] = '\0';
 	memset(dev->bars, 0, sizeof(dev->bars));
+	p2pmap_fault_index_rebuild();
 	p2pmap_generation++;
 }
 
-/* Links naming @dev must have been synced (unmapped) before this. */
+/* The fault index no longer names @dev; free what is left of it. */
+static void p2pmap_dev_free(struct p2pmap_dev *dev)
+{
+	pci_dev_put(dev->pdev);
+	kobject_del(&dev->kobj);
+	kobject_put(&dev->kobj);	/* kfree_rcu() in the release */
+}
+
+/*
+ * Links naming @dev must have been synced (unmapped) before this.  Its
+ * counters go with it, in every initiator that faulted into it too.
+ */
 void p2pmap_dev_untrack(struct p2pmap_dev *dev)
 {
 	lockdep_assert_held(&p2pmap_lock);
 	pr_debug("%s: untracked\n", dev->addr);
 	list_del(&dev->node);
-	pci_dev_put(dev->pdev);
-	kfree(dev);
+	p2pmap_fault_index_rebuild();
+	synchronize_rcu();	/* no fault probe sees @dev any more */
+	p2pmap_faults_forget_target(dev->id);
 	p2pmap_generation++;
+	p2pmap_ntf_dev(dev, P2PMAP_CMD_DEV_DEL_NTF);
+	p2pmap_dev_free(dev);
 }
 
+/* Module exit: the fault sources are already gone. */
 void p2pmap_dev_untrack_all(void)
 {
 	struct p2pmap_dev *dev, *tmp;
 
-	list_for_each_entry_safe(dev, tmp, &p2pmap_devs, node)
-		p2pmap_dev_untrack(dev);
+	lockdep_assert_held(&p2pmap_lock);
+	p2pmap_fault_index_free();
+	list_for_each_entry_safe(dev, tmp, &p2pmap_devs, node) {
+		list_del(&dev->node);
+		p2pmap_dev_free(dev);
+	}
 }

@@ -41,6 +41,10 @@ struct p2pmap_link *p2pmap_link_create(const char *initiator,
 	link->bar_mask = bar_mask;
 	link->state = P2PMAP_LINK_PENDING;
 	link->reason = "not evaluated yet";
+	if (p2pmap_sysfs_link_add(link)) {
+		kobject_put(&link->kobj);
+		return NULL;
+	}
 	list_add_tail(&link->node, &p2pmap_links);
 	p2pmap_generation++;
 	pr_debug("link %s -> %s: created\n", initiator, target);
@@ -53,8 +57,10 @@ void p2pmap_link_destroy(struct p2pmap_link *link)
 	p2pmap_link_unmap(link);
 	list_del(&link->node);
 	pr_debug("link %s -> %s: destroyed\n", link->initiator, link->target);
-	kfree(link);
 	p2pmap_generation++;
+	p2pmap_ntf_link(link, P2PMAP_CMD_LINK_DEL_NTF);
+	kobject_del(&link->kobj);
+	kobject_put(&link->kobj);	/* frees it */
 }
 
 void p2pmap_links_destroy_all(void)
@@ -160,13 +166,15 @@ int p2pmap_link_sync(struct p2pmap_link *link)
 		reason = link->reason;
 	}
 
+	WRITE_ONCE(link->mapped_bytes, p2pmap_link_mapped_bytes(link));
 	if (link->state != want || link->reason != reason) {
 		pr_info("link %s -> %s: %s%s%s\n", link->initiator,
 			link->target, p2pmap_link_state_name(want),
 			reason ? ": " : "", reason ? reason : "");
-		link->state = want;
-		link->reason = reason;
+		WRITE_ONCE(link->state, want);
+		WRITE_ONCE(link->reason, reason);
 		p2pmap_generation++;
+		p2pmap_ntf_link(link, P2PMAP_CMD_LINK_NTF);
 	}
 	return err;
 }

@@ -32,16 +32,20 @@ static int __init p2pmap_init(void)
 {
 	int err;
 
-	err = p2pmap_links_param_apply();
+	err = p2pmap_sysfs_init();
 	if (err)
 		return err;
+	err = p2pmap_links_param_apply();
+	if (err)
+		goto err_sysfs;
 	err = p2pmap_notifier_register();
 	if (err)
 		goto err_links;
-	/* Last: nobody can talk to us before the registry is complete. */
+	/* Nobody can talk to us before the registry is complete. */
 	err = p2pmap_genl_register();
 	if (err)
 		goto err_notifier;
+	p2pmap_fault_sources_register();
 	pr_info("loaded, version %s\n", P2PMAP_VERSION);
 	return 0;
 
@@ -49,20 +53,25 @@ err_notifier:
 	p2pmap_teardown_mappings();
 	p2pmap_notifier_unregister();
 	p2pmap_forget_devices();
-	return err;
+	goto err_sysfs;
 err_links:
 	mutex_lock(&p2pmap_lock);
 	p2pmap_links_destroy_all();
 	mutex_unlock(&p2pmap_lock);
+err_sysfs:
+	p2pmap_sysfs_exit();
 	return err;
 }
 
+/* The reverse of init: fault sources first, the registry last. */
 static void __exit p2pmap_exit(void)
 {
+	p2pmap_fault_sources_unregister();
 	p2pmap_genl_unregister();
 	p2pmap_teardown_mappings();
 	p2pmap_notifier_unregister();
 	p2pmap_forget_devices();
+	p2pmap_sysfs_exit();
 	pr_info("unloaded\n");
 }
 

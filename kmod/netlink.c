@@ -13,6 +13,9 @@ static const struct nla_policy p2pmap_dev_policy[P2PMAP_A_DEV_MAX + 1] = {
 	[P2PMAP_A_DEV_ADDR] = P2PMAP_ADDR_POLICY,
 };
 
+static const struct nla_policy p2pmap_info_policy[P2PMAP_A_INFO_MAX + 1] = {
+};
+
 static const struct nla_policy p2pmap_link_policy[P2PMAP_A_LINK_MAX + 1] = {
 	[P2PMAP_A_LINK_INITIATOR] = P2PMAP_ADDR_POLICY,
 	[P2PMAP_A_LINK_TARGET] = P2PMAP_ADDR_POLICY,
@@ -50,7 +53,29 @@ static const struct genl_ops p2pmap_ops[] = {
 		.maxattr = P2PMAP_A_LINK_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
+	{
+		.cmd = P2PMAP_CMD_INFO_GET,
+		.doit = p2pmap_nl_info_get,
+		.policy = p2pmap_info_policy,
+		.maxattr = P2PMAP_A_INFO_MAX,
+	},
+	{
+		.cmd = P2PMAP_CMD_FAULTS_RESET,
+		.doit = p2pmap_nl_faults_reset,
+		.policy = p2pmap_dev_policy,
+		.maxattr = P2PMAP_A_DEV_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
+
+#ifdef P2PMAP_MCGRP_PERM
+static const struct genl_multicast_group p2pmap_mcgrps[] = {
+	[P2PMAP_MCGRP_EVENTS_ID] = {
+		.name = P2PMAP_MCGRP_EVENTS,
+		P2PMAP_MCGRP_PERM,
+	},
+};
+#endif
 
 struct genl_family p2pmap_family __ro_after_init = {
 	.name = P2PMAP_GENL_NAME,
@@ -58,15 +83,29 @@ struct genl_family p2pmap_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = p2pmap_ops,
 	.n_ops = ARRAY_SIZE(p2pmap_ops),
+#ifdef P2PMAP_MCGRP_PERM
+	.mcgrps = p2pmap_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(p2pmap_mcgrps),
+#endif
 	.netnsok = false,
 };
 
 int __init p2pmap_genl_register(void)
 {
-	return genl_register_family(&p2pmap_family);
+	int err = genl_register_family(&p2pmap_family);
+
+	if (err)
+		return err;
+	mutex_lock(&p2pmap_lock);
+	p2pmap_events_on = true;
+	mutex_unlock(&p2pmap_lock);
+	return 0;
 }
 
 void p2pmap_genl_unregister(void)
 {
+	mutex_lock(&p2pmap_lock);
+	p2pmap_events_on = false;
+	mutex_unlock(&p2pmap_lock);
 	genl_unregister_family(&p2pmap_family);
 }

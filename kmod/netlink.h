@@ -5,17 +5,35 @@
 
 #include <net/genetlink.h>
 
+struct p2pmap_dev;
+struct p2pmap_link;
+
 extern struct genl_family p2pmap_family;
+
+/* Index of the "events" group in the family's multicast group table. */
+#define P2PMAP_MCGRP_EVENTS_ID	0
 
 /* netlink_dev.c: P2PMAP_CMD_DEV_GET */
 int p2pmap_nl_dev_get(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb);
+
+int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev);
 
 /* netlink_link.c: P2PMAP_CMD_LINK_* */
 int p2pmap_nl_link_get(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_nl_link_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int p2pmap_nl_link_add(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_nl_link_del(struct sk_buff *skb, struct genl_info *info);
+int p2pmap_link_put_attrs(struct sk_buff *skb, const struct p2pmap_link *link);
+
+/* netlink_info.c: P2PMAP_CMD_INFO_GET */
+int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info);
+
+/* netlink_faults.c: P2PMAP_CMD_FAULTS_RESET, fault attributes */
+int p2pmap_nl_faults_reset(struct sk_buff *skb, struct genl_info *info);
+int p2pmap_put_fault_count(struct sk_buff *skb, int a_count, int a_addr,
+			   int a_flags, int a_time, int a_sources, int a_pad,
+			   struct p2pmap_fault_count *f);
 
 /* Point the ext-ack at @msg, which must have static storage. */
 static inline void p2pmap_nl_msg(struct netlink_ext_ack *extack,

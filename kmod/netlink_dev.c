@@ -43,7 +43,48 @@ static u32 p2pmap_dev_state(const struct p2pmap_dev *dev)
 	return dev->dma_owned ? P2PMAP_DEV_OWNED : P2PMAP_DEV_BOUND;
 }
 
-static int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev)
+static int p2pmap_put_peer(struct sk_buff *skb, struct p2pmap_peer_faults *p,
+			   const char *target)
+{
+	struct nlattr *nest = nla_nest_start(skb, P2PMAP_A_DEV_PEER);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, P2PMAP_A_PEER_TARGET, target) ||
+	    p2pmap_put_fault_count(skb, P2PMAP_A_PEER_FAULTS,
+				   P2PMAP_A_PEER_FAULT_LAST_ADDR,
+				   P2PMAP_A_PEER_FAULT_LAST_FLAGS,
+				   P2PMAP_A_PEER_FAULT_LAST_TIME,
+				   P2PMAP_A_PEER_FAULT_SOURCES,
+				   P2PMAP_A_PEER_PAD, &p->f)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* Targets this device faulted into, named by their current address. */
+static int p2pmap_dev_put_peers(struct sk_buff *skb, struct p2pmap_dev *dev)
+{
+	struct p2pmap_dev *tgt;
+	int i;
+
+	for (i = 0; i < P2PMAP_PEER_SLOTS; i++) {
+		struct p2pmap_peer_faults *p = &dev->peers[i];
+		u32 id = READ_ONCE(p->target_id);
+
+		if (!id || !atomic64_read(&p->f.count))
+			continue;
+		list_for_each_entry(tgt, &p2pmap_devs, node)
+			if (tgt->id == id &&
+			    p2pmap_put_peer(skb, p, tgt->addr))
+				return -EMSGSIZE;
+	}
+	return 0;
+}
+
+int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev)
 {
 	struct pci_dev *pdev = dev->pdev;
 	int i;
@@ -63,7 +104,17 @@ static int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev)
 	for (i = 0; i < PCI_STD_NUM_BARS; i++)
 		if (dev->bars[i].size && p2pmap_put_bar(skb, i, &dev->bars[i]))
 			return -EMSGSIZE;
-	return 0;
+	if (p2pmap_put_fault_count(skb, P2PMAP_A_DEV_FAULTS,
+				   P2PMAP_A_DEV_FAULT_LAST_ADDR,
+				   P2PMAP_A_DEV_FAULT_LAST_FLAGS,
+				   P2PMAP_A_DEV_FAULT_LAST_TIME,
+				   P2PMAP_A_DEV_FAULT_SOURCES,
+				   P2PMAP_A_DEV_PAD, &dev->faults) ||
+	    nla_put_u64_64bit(skb, P2PMAP_A_DEV_FAULTS_OTHER,
+			      atomic64_read(&dev->other.count),
+			      P2PMAP_A_DEV_PAD))
+		return -EMSGSIZE;
+	return p2pmap_dev_put_peers(skb, dev);
 }
 
 static int p2pmap_dev_fill(struct sk_buff *skb, struct p2pmap_dev *dev,

@@ -24,8 +24,28 @@ static int p2pmap_put_range(struct sk_buff *skb, const struct p2pmap_range *r,
 	return 0;
 }
 
-static int p2pmap_link_put_attrs(struct sk_buff *skb,
-				 const struct p2pmap_link *link)
+/* The counter of the link's (initiator, target) pair, zero if none yet. */
+static int p2pmap_link_put_faults(struct sk_buff *skb,
+				  const struct p2pmap_link *link)
+{
+	struct p2pmap_dev *init = p2pmap_dev_find(link->initiator);
+	struct p2pmap_dev *tgt = p2pmap_dev_find(link->target);
+	struct p2pmap_peer_faults *p = NULL;
+
+	if (init && tgt)
+		p = p2pmap_peer_find(init, tgt->id);
+	if (!p)
+		return nla_put_u64_64bit(skb, P2PMAP_A_LINK_FAULTS, 0,
+					 P2PMAP_A_LINK_PAD);
+	return p2pmap_put_fault_count(skb, P2PMAP_A_LINK_FAULTS,
+				      P2PMAP_A_LINK_FAULT_LAST_ADDR,
+				      P2PMAP_A_LINK_FAULT_LAST_FLAGS,
+				      P2PMAP_A_LINK_FAULT_LAST_TIME,
+				      P2PMAP_A_LINK_FAULT_SOURCES,
+				      P2PMAP_A_LINK_PAD, &p->f);
+}
+
+int p2pmap_link_put_attrs(struct sk_buff *skb, const struct p2pmap_link *link)
 {
 	int i;
 
@@ -44,7 +64,7 @@ static int p2pmap_link_put_attrs(struct sk_buff *skb,
 		if (link->ranges[i] &&
 		    p2pmap_put_range(skb, link->ranges[i], link->range_bar[i]))
 			return -EMSGSIZE;
-	return 0;
+	return p2pmap_link_put_faults(skb, link);
 }
 
 static int p2pmap_link_fill(struct sk_buff *skb, const struct p2pmap_link *link,

@@ -10,8 +10,11 @@
 #ifndef P2PMAP_H
 #define P2PMAP_H
 
+#include <linux/atomic.h>
+#include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/pci.h>
 #include <linux/iommu.h>
 #include <linux/p2pmap.h>
@@ -30,15 +33,46 @@ struct p2pmap_bar {
 	u32 flags;		/* P2PMAP_BAR_F_* */
 };
 
-/* A PCI function p2pmap tracks; lives from ADD_DEVICE to DEL_DEVICE. */
+/*
+ * A fault counter.  Written by the fault probes in interrupt context without
+ * locks (count atomically, the "last" fields with WRITE_ONCE), read anywhere.
+ */
+struct p2pmap_fault_count {
+	atomic64_t count;
+	u64 last_addr;
+	u64 last_time;		/* ns, CLOCK_REALTIME */
+	u32 last_flags;		/* P2PMAP_FAULT_F_* */
+	atomic_t sources;	/* P2PMAP_FAULT_SRC_* that counted here */
+	u64 notified;		/* count at the last event (event work only) */
+};
+
+/* Faults of (this device, target).  A slot is free while target_id == 0. */
+struct p2pmap_peer_faults {
+	u32 target_id;
+	struct p2pmap_fault_count f;
+};
+
+#define P2PMAP_PEER_SLOTS	16
+
+/*
+ * A PCI function p2pmap tracks; lives from ADD_DEVICE to DEL_DEVICE.  Freed
+ * through its kobject (sysfs) and then RCU (the fault probes look it up).
+ */
 struct p2pmap_dev {
 	struct list_head node;
+	struct kobject kobj;			/* /sys/kernel/p2pmap/devices/X */
+	struct rcu_head rcu;
 	struct pci_dev *pdev;			/* reference held */
+	u32 id;					/* never reused, never 0 */
 	char addr[P2PMAP_ADDR_LEN];
 	bool bound;				/* a driver is bound */
 	bool dma_owned;				/* ... and it manages DMA itself */
 	char driver[32];
 	struct p2pmap_bar bars[PCI_STD_NUM_BARS];	/* valid while bound */
+	struct p2pmap_fault_count faults;	/* every fault it caused */
+	struct p2pmap_fault_count other;	/* ... not into a tracked BAR */
+	struct p2pmap_peer_faults peers[P2PMAP_PEER_SLOTS];
+	atomic64_t peers_lost;			/* faults no slot was free for */
 };
 
 /*
@@ -58,14 +92,16 @@ struct p2pmap_range {
 	unsigned int users;
 };
 
-/* A configured direction initiator -> target. */
+/* A configured direction initiator -> target; freed through its kobject. */
 struct p2pmap_link {
 	struct list_head node;
+	struct kobject kobj;		/* /sys/kernel/p2pmap/links/A-B */
 	char initiator[P2PMAP_ADDR_LEN];
 	char target[P2PMAP_ADDR_LEN];
 	u32 bar_mask;
 	enum p2pmap_link_state state;
 	const char *reason;	/* static string, also used as ext-ack text */
+	u64 mapped_bytes;
 	struct p2pmap_range *ranges[PCI_STD_NUM_BARS];
 	u8 range_bar[PCI_STD_NUM_BARS];	/* target BAR index of ranges[i] */
 };
@@ -116,6 +152,46 @@ void p2pmap_range_put(struct p2pmap_range *r);
 int p2pmap_iova_guard(struct iommu_domain *domain, u64 iova, u64 size,
 		      struct iova **resv, const char **why);
 void p2pmap_iova_unguard(struct iommu_domain *domain, struct iova *resv);
+
+/* fault.c: counting IOMMU faults */
+void p2pmap_fault_account(struct p2pmap_dev *init, u64 addr, bool write,
+			  u32 source);
+struct p2pmap_peer_faults *p2pmap_peer_find(struct p2pmap_dev *init,
+					    u32 target_id);
+void p2pmap_faults_reset(struct p2pmap_dev *dev);
+void p2pmap_faults_forget_target(u32 target_id);
+int p2pmap_fault_sources_register(void);
+void p2pmap_fault_sources_unregister(void);
+u32 p2pmap_fault_sources_armed(void);
+void p2pmap_fault_ntf_flush(void);
+
+/* fault_index.c: what the fault probes may look up, under RCU */
+void p2pmap_fault_index_rebuild(void);
+void p2pmap_fault_index_free(void);
+struct p2pmap_dev *p2pmap_fault_index_dev(const struct device *dev);
+struct p2pmap_dev *p2pmap_fault_index_sid(u16 source_id);
+struct p2pmap_dev *p2pmap_fault_index_bar(u64 addr);
+struct p2pmap_dev *p2pmap_fault_index_addr(const char *addr);
+
+/* fault_tracepoint.c, fault_dmar.c: the two fault sources */
+int p2pmap_fault_tp_register(void);
+void p2pmap_fault_tp_unregister(void);
+int p2pmap_fault_dmar_register(void);
+void p2pmap_fault_dmar_unregister(void);
+
+/* events.c: multicast notifications */
+extern bool p2pmap_events_on;
+void p2pmap_ntf_dev(struct p2pmap_dev *dev, u8 cmd);
+void p2pmap_ntf_link(struct p2pmap_link *link, u8 cmd);
+void p2pmap_ntf_fault(struct p2pmap_dev *init, struct p2pmap_dev *tgt,
+		      struct p2pmap_fault_count *f);
+
+/* sysfs.c: /sys/kernel/p2pmap */
+int p2pmap_sysfs_init(void);
+void p2pmap_sysfs_exit(void);
+int p2pmap_sysfs_dev_add(struct p2pmap_dev *dev);
+int p2pmap_sysfs_link_add(struct p2pmap_link *link);
+void p2pmap_dev_release(struct kobject *kobj);
 
 /* notifier.c */
 int p2pmap_notifier_register(void);

@@ -2,11 +2,13 @@
 # deps.sh: install the Debian 12 packages that build, demo and tests need,
 # if any is missing.  Kernels: Debian's 6.1 (bookworm) and 6.12
 # (bookworm-security), with their headers; QEMU; busybox for the guests;
-# libnl/libpci for the CLI; sparse and the 6.12 source (for checkpatch.pl).
+# libnl/libpci for the CLI; sparse and the 6.12 source (for checkpatch.pl
+# and YNL); python3-yaml/-jsonschema for YNL and the spec checks.
 set -euo pipefail
 pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
       busybox-static qemu-system-x86 sparse pkg-config
       libnl-3-dev libnl-genl-3-dev libpci-dev pci.ids python3
+      python3-yaml python3-jsonschema
       linux-image-amd64 linux-headers-amd64
       linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12)
 

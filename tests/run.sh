@@ -49,6 +49,13 @@ for k in $kernels; do
 	result $? "module, test driver and initramfs build for $k"
 done
 count "[static]" < <("$top/tests/static-checks.sh")
+count "[spec]" < <("$top/tests/spec/test-sync.sh")
+ynl=$("$top/tests/tools.sh" ynl)
+python3 "$top/tests/spec/validate-spec.py" "$ynl" \
+	"$top/Documentation/netlink/specs/p2pmap.yaml" \
+	"$ynl/../../../Documentation/netlink/genetlink-c.yaml" \
+	>"$logs/spec-schema.log" 2>&1
+result $? "[spec] p2pmap.yaml validates against the kernel's genetlink-c schema"
 
 # vm KVER IOMMU TOPOLOGY SUITE
 vm() {
@@ -65,6 +72,8 @@ vm() {
 for k in $kernels; do
 	vm "$k" vtd gpus4+pxb core
 	vm "$k" amd gpus4 core
+	vm "$k" vtd gpus4 faults
+	vm "$k" amd gpus4 faults
 done
 
 echo "$pass passed, $fail failed"

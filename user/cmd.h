@@ -17,5 +17,13 @@ extern bool opt_no_check;
 int cmd_list(int argc, char **argv);
 int cmd_link(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_faults(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Let SIGINT and SIGTERM end a --watch or monitor loop cleanly (exit 0). */
+void cmd_catch_signals(void);
+bool cmd_stopped(void);
 
 #endif /* P2PMAP_CMD_H */

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "dev.h"
 #include "format.h"
+#include "format_json.h"
 
 #define LIST_FILL	(PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_BASES | \
 			 PCI_FILL_SIZES | PCI_FILL_NUMA_NODE | \
@@ -163,17 +164,20 @@ int cmd_list(int argc, char **argv)
 	struct pci_access *pacc;
 	struct pci_dev *d;
 	struct p2pmap_nl nl;
-	bool all = false, loaded = false;
+	bool all = false, loaded = false, json = false;
 	size_t n = 0, cap = 0, i;
 	int ret = EXIT_OK, err;
 
 	for (i = 1; i < (size_t)argc; i++) {
-		if (strcmp(argv[i], "--all")) {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; usage: p2pmap list [--all]\n",
+		if (!strcmp(argv[i], "--all")) {
+			all = true;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else {
+			fprintf(stderr, "p2pmap: unknown argument \"%s\"; usage: p2pmap list [--all] [--json]\n",
 				argv[i]);
 			return EXIT_USAGE;
 		}
-		all = true;
 	}
 
 	err = pnl_open(&nl);
@@ -224,6 +228,10 @@ int cmd_list(int argc, char **argv)
 	}
 
 	qsort(entries, n, sizeof(*entries), cmp_dev);
+	if (json) {
+		json_list(stdout, entries, n);
+		goto out;
+	}
 	format_list_header(stdout);
 	for (i = 0; i < n; i++)
 		format_list_entry(stdout, &entries[i]);

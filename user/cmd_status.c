@@ -1,21 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
-/* p2pmap status: the configured links and their identity ranges. */
+/*
+ * p2pmap status [--json]: the configured links and their identity ranges,
+ * then the per-direction matrix, the faulting pairs and a verdict.
+ */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "dev.h"
 #include "format.h"
+#include "format_json.h"
 #include "link.h"
 
 int cmd_status(int argc, char **argv)
 {
 	struct p2pmap_link_list links = { 0 };
+	struct p2pmap_dev_list devs = { 0 };
+	struct p2p_report report;
 	struct p2pmap_nl nl;
-	int ret = EXIT_OK;
+	bool json = false;
+	int ret = EXIT_OK, i;
 
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "p2pmap: usage: p2pmap status\n");
-		return EXIT_USAGE;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json")) {
+			fprintf(stderr, "p2pmap: usage: p2pmap status [--json]\n");
+			return EXIT_USAGE;
+		}
+		json = true;
 	}
 	if (pnl_open_required(&nl))
 		return EXIT_RUNTIME;
@@ -23,10 +34,26 @@ int cmd_status(int argc, char **argv)
 	if (link_dump(&nl, &links)) {
 		pnl_perror(&nl.error, "link dump");
 		ret = EXIT_RUNTIME;
+	} else if (dev_dump(&nl, &devs)) {
+		pnl_perror(&nl.error, "dev dump");
+		ret = EXIT_RUNTIME;
+	} else if (report_build(&report, devs.devs, devs.n, links.links,
+				links.n)) {
+		fprintf(stderr, "p2pmap: out of memory\n");
+		ret = EXIT_RUNTIME;
 	} else {
-		format_status(stdout, links.links, links.n);
+		if (json) {
+			json_status(stdout, links.links, links.n, &report);
+		} else {
+			format_status(stdout, links.links, links.n);
+			if (report.ndevs)
+				putchar('\n');
+			format_report(stdout, &report);
+		}
+		report_free(&report);
 	}
 
+	dev_list_free(&devs);
 	link_list_free(&links);
 	pnl_close(&nl);
 	return ret;

@@ -31,6 +31,38 @@ static void parse_bar(const struct nlattr *nest, struct p2pmap_bar *bar)
 	}
 }
 
+/* Level 2: one P2PMAP_A_DEV_PEER nest. */
+static void parse_peer(const struct nlattr *nest, struct p2pmap_peer *peer)
+{
+	struct p2pmap_fault *f = &peer->f;
+	struct nlattr *a;
+	int rem;
+
+	memset(peer, 0, sizeof(*peer));
+	nla_for_each_nested(a, nest, rem) {
+		switch (nla_type(a)) {
+		case P2PMAP_A_PEER_TARGET:
+			pnl_attr_str(a, peer->target, sizeof(peer->target));
+			break;
+		case P2PMAP_A_PEER_FAULTS:
+			f->has_count |= pnl_attr_u64(a, &f->count);
+			break;
+		case P2PMAP_A_PEER_FAULT_LAST_ADDR:
+			f->has_addr |= pnl_attr_u64(a, &f->last_addr);
+			break;
+		case P2PMAP_A_PEER_FAULT_LAST_FLAGS:
+			f->has_flags |= pnl_attr_u32(a, &f->last_flags);
+			break;
+		case P2PMAP_A_PEER_FAULT_LAST_TIME:
+			f->has_time |= pnl_attr_u64(a, &f->last_time);
+			break;
+		case P2PMAP_A_PEER_FAULT_SOURCES:
+			pnl_attr_u32(a, &f->sources);
+			break;
+		}
+	}
+}
+
 /* Level 1: the device message. */
 int dev_parse_attrs(struct nlattr *head, int len, struct p2pmap_dev *dev)
 {
@@ -74,6 +106,38 @@ int dev_parse_attrs(struct nlattr *head, int len, struct p2pmap_dev *dev)
 		case P2PMAP_A_DEV_BAR:
 			if (dev->nbars < P2PMAP_NR_BARS)
 				parse_bar(a, &dev->bars[dev->nbars++]);
+			break;
+		case P2PMAP_A_DEV_FAULTS:
+			dev->faults.has_count |=
+				pnl_attr_u64(a, &dev->faults.count);
+			break;
+		case P2PMAP_A_DEV_FAULTS_OTHER:
+			dev->has_faults_other |=
+				pnl_attr_u64(a, &dev->faults_other);
+			break;
+		case P2PMAP_A_DEV_FAULT_LAST_ADDR:
+			dev->faults.has_addr |=
+				pnl_attr_u64(a, &dev->faults.last_addr);
+			break;
+		case P2PMAP_A_DEV_FAULT_LAST_FLAGS:
+			dev->faults.has_flags |=
+				pnl_attr_u32(a, &dev->faults.last_flags);
+			break;
+		case P2PMAP_A_DEV_FAULT_LAST_TIME:
+			dev->faults.has_time |=
+				pnl_attr_u64(a, &dev->faults.last_time);
+			break;
+		case P2PMAP_A_DEV_FAULT_SOURCES:
+			pnl_attr_u32(a, &dev->faults.sources);
+			break;
+		case P2PMAP_A_DEV_PEER:
+			/* A nameless record cannot be shown: dropped. */
+			if (dev->npeers < P2PMAP_MAX_PEERS) {
+				parse_peer(a, &dev->peers[dev->npeers]);
+				if (!dev->peers[dev->npeers].target[0])
+					break;
+			}
+			dev->npeers++;
 			break;
 		}
 	}

@@ -2,6 +2,7 @@
 /* Output formats of the p2pmap CLI.  Tests grep these: keep them stable. */
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "format.h"
 
@@ -132,4 +133,258 @@ void format_link_result(FILE *f, const struct p2pmap_link *l)
 	if (l->reason[0])
 		fprintf(f, " (%s)", l->reason);
 	fputc('\n', f);
+}
+
+char *format_count(char *buf, size_t len, uint64_t count, uint32_t sources)
+{
+	snprintf(buf, len, "%s%" PRIu64,
+		 sources & P2PMAP_FAULT_SRC_DMAR ? ">=" : "", count);
+	return buf;
+}
+
+char *format_time(char *buf, size_t len, uint64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000ULL);
+	char date[32], zone[8];
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) ||
+	    !strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) ||
+	    strftime(zone, sizeof(zone), "%z", &tm) != 5) {
+		snprintf(buf, len, "@%" PRIu64, ns);
+		return buf;
+	}
+	/* ISO 8601 extended format: "+0200" -> "+02:00" */
+	snprintf(buf, len, "%s%.3s:%.2s", date, zone, zone + 3);
+	return buf;
+}
+
+const char *format_access(uint32_t fault_flags)
+{
+	return fault_flags & P2PMAP_FAULT_F_WRITE ? "write" : "read";
+}
+
+char *format_fault_last(char *buf, size_t len, const struct p2pmap_fault *f)
+{
+	char when[FORMAT_TIME_LEN] = "";
+	char what[48] = "";
+
+	if (f->has_addr)
+		snprintf(what, sizeof(what), "0x%" PRIx64 "%s%s", f->last_addr,
+			 f->has_flags ? " " : "",
+			 f->has_flags ? format_access(f->last_flags) : "");
+	if (f->has_time)
+		format_time(when, sizeof(when), f->last_time);
+	snprintf(buf, len, "%s%s%s", what, what[0] && when[0] ? ", " : "",
+		 when);
+	return buf;
+}
+
+char *format_fault_sources(char *buf, size_t len, uint32_t sources)
+{
+	uint32_t rest = sources & ~(P2PMAP_FAULT_SRC_TRACEPOINT |
+				    P2PMAP_FAULT_SRC_DMAR);
+	const char *sep = "";
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!sources) {
+		snprintf(buf, len, "none");
+		return buf;
+	}
+	if (sources & P2PMAP_FAULT_SRC_TRACEPOINT) {
+		n += snprintf(buf + n, len - n, "tracepoint");
+		sep = ", ";
+	}
+	if (n < len && (sources & P2PMAP_FAULT_SRC_DMAR)) {
+		n += snprintf(buf + n, len - n, "%sdmar (lower bound)", sep);
+		sep = ", ";
+	}
+	if (n < len && rest)
+		snprintf(buf + n, len - n, "%s0x%" PRIx32, sep, rest);
+	return buf;
+}
+
+void format_pair_fault(FILE *f, const struct pair_fault *p)
+{
+	char count[FORMAT_COUNT_LEN], last[FORMAT_LAST_LEN];
+
+	fprintf(f, "faults: %s -> %s  %s", p->initiator, p->target,
+		format_count(count, sizeof(count), p->f.count, p->f.sources));
+	if (format_fault_last(last, sizeof(last), &p->f)[0])
+		fprintf(f, "  (last %s)", last);
+	fputc('\n', f);
+}
+
+/* Matrix labels: "D0", "D1", ...; rows and the key start with them. */
+#define REPORT_COL	6
+
+/* A matrix column; the last one ends the line, without trailing blanks. */
+static void report_col(FILE *f, const char *s, bool last)
+{
+	if (last)
+		fprintf(f, "%s\n", s);
+	else
+		fprintf(f, "%-*s", REPORT_COL, s);
+}
+
+void format_report(FILE *f, const struct p2p_report *r)
+{
+	bool unknown = false;
+	char label[24];
+	size_t i, j;
+
+	if (!r->ndevs)
+		return;
+	fprintf(f, "P2P matrix (rows: initiator, columns: target)\n");
+	fprintf(f, "%*s", REPORT_COL, "");
+	for (j = 0; j < r->ndevs; j++) {
+		snprintf(label, sizeof(label), "D%zu", j);
+		report_col(f, label, j + 1 == r->ndevs);
+	}
+	for (i = 0; i < r->ndevs; i++) {
+		snprintf(label, sizeof(label), "D%zu", i);
+		fprintf(f, "%-*s", REPORT_COL, label);
+		for (j = 0; j < r->ndevs; j++) {
+			enum p2p_cell c = report_cell(r, i, j);
+
+			unknown |= c == P2P_CELL_UNKNOWN;
+			report_col(f, p2p_cell_code(c), j + 1 == r->ndevs);
+		}
+	}
+	for (i = 0; i < r->ndevs; i++)
+		fprintf(f, "D%zu = %s\n", i, r->devs[i]);
+	fprintf(f, "legend: X self, OK mapped by p2pmap, NAT native (initiator untranslated), "
+		   "PND pending, BLK blocked, ERR error, FLT faulting, -- no link%s\n",
+		unknown ? ", ? unknown state" : "");
+	if (r->lower_bound)
+		fprintf(f, "legend: >=N lower bound: VT-d rate-limits its fault log\n");
+	for (i = 0; i < r->npairs; i++)
+		format_pair_fault(f, &r->pairs[i]);
+	fprintf(f, "verdict: %s\n", r->verdict ? r->verdict : "?");
+}
+
+/* The columns of "p2pmap faults" after the name: counts, last fault. */
+static void faults_cols(FILE *f, const struct p2pmap_fault *ff,
+			const char *other)
+{
+	char count[FORMAT_COUNT_LEN];
+	char addr[24], when[FORMAT_TIME_LEN];
+
+	if (ff->has_count)
+		format_count(count, sizeof(count), ff->count, ff->sources);
+	else
+		strcpy(count, "-");
+	if (ff->has_addr)
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, ff->last_addr);
+	else
+		strcpy(addr, "-");
+	if (ff->has_time)
+		format_time(when, sizeof(when), ff->last_time);
+	else
+		strcpy(when, "-");
+	fprintf(f, "%-8s ", count);
+	if (other)
+		fprintf(f, "%-8s ", other);
+	fprintf(f, "%-18s %-6s %s\n", addr,
+		ff->has_addr && ff->has_flags ?
+			format_access(ff->last_flags) : "-",
+		when);
+}
+
+void format_faults(FILE *f, const struct p2pmap_dev *devs, size_t n)
+{
+	char other[FORMAT_COUNT_LEN];
+	bool pairs = false;
+	size_t i;
+	unsigned int p;
+
+	if (!n) {
+		fprintf(f, "no devices tracked\n");
+		return;
+	}
+	fprintf(f, "%-13s %-8s %-8s %-18s %-6s %s\n", "DEVICE", "FAULTS",
+		"OTHER", "LAST ADDRESS", "ACCESS", "LAST TIME");
+	for (i = 0; i < n; i++) {
+		const struct p2pmap_dev *d = &devs[i];
+
+		if (d->has_faults_other)
+			format_count(other, sizeof(other), d->faults_other,
+				     d->faults.sources);
+		else
+			strcpy(other, "-");
+		fprintf(f, "%-13s ", d->addr);
+		faults_cols(f, &d->faults, other);
+		pairs |= d->npeers > 0;
+	}
+	if (!pairs)
+		return;
+	fprintf(f, "\n%-29s %-8s %-18s %-6s %s\n", "PAIR", "FAULTS",
+		"LAST ADDRESS", "ACCESS", "LAST TIME");
+	for (i = 0; i < n; i++) {
+		const struct p2pmap_dev *d = &devs[i];
+
+		for (p = 0; p < d->npeers && p < P2PMAP_MAX_PEERS; p++) {
+			fprintf(f, "%-12s -> %-12s ", d->addr,
+				d->peers[p].target);
+			faults_cols(f, &d->peers[p].f, NULL);
+		}
+	}
+}
+
+bool format_event(FILE *f, const struct p2pmap_event *ev)
+{
+	const struct p2pmap_fault_ntf *n = &ev->fault;
+	char count[FORMAT_COUNT_LEN];
+
+	switch (ev->cmd) {
+	case P2PMAP_CMD_DEV_ADD_NTF:
+		fprintf(f, "dev-add %s", ev->dev.addr);
+		if (ev->dev.driver[0])
+			fprintf(f, " driver=%s", ev->dev.driver);
+		break;
+	case P2PMAP_CMD_DEV_DEL_NTF:
+		fprintf(f, "dev-del %s", ev->dev.addr);
+		break;
+	case P2PMAP_CMD_LINK_NTF:
+		fprintf(f, "link %s -> %s %s", ev->link.initiator,
+			ev->link.target,
+			ev->link.has_state ?
+				format_link_state(ev->link.state) : "unknown");
+		if (ev->link.reason[0])
+			fprintf(f, " (%s)", ev->link.reason);
+		break;
+	case P2PMAP_CMD_LINK_DEL_NTF:
+		fprintf(f, "link-del %s -> %s", ev->link.initiator,
+			ev->link.target);
+		break;
+	case P2PMAP_CMD_FAULT_NTF:
+		fprintf(f, "fault %s -> %s new=%" PRIu64 " total=%s",
+			n->initiator, n->target[0] ? n->target : "other",
+			n->new_faults,
+			format_count(count, sizeof(count), n->f.count,
+				     n->f.sources));
+		if (n->f.has_addr)
+			fprintf(f, " addr=0x%" PRIx64 " %s", n->f.last_addr,
+				format_access(n->f.last_flags));
+		break;
+	default:
+		return false;
+	}
+	fputc('\n', f);
+	return true;
+}
+
+void format_info(FILE *f, const struct p2pmap_info *info)
+{
+	char sources[96];
+
+	fprintf(f, "version: %s\n", info->version[0] ? info->version : "-");
+	fprintf(f, "fault sources: %s\n", info->has_fault_sources ?
+		format_fault_sources(sources, sizeof(sources),
+				     info->fault_sources) : "-");
+	if (info->has_generation)
+		fprintf(f, "generation: %" PRIu32 "\n", info->generation);
+	else
+		fprintf(f, "generation: -\n");
 }

@@ -71,6 +71,25 @@ int link_parse_attrs(struct nlattr *head, int len, struct p2pmap_link *link)
 				parse_range(a, &link->ranges[link->nranges]);
 			link->nranges++;
 			break;
+		case P2PMAP_A_LINK_FAULTS:
+			link->faults.has_count |=
+				pnl_attr_u64(a, &link->faults.count);
+			break;
+		case P2PMAP_A_LINK_FAULT_LAST_ADDR:
+			link->faults.has_addr |=
+				pnl_attr_u64(a, &link->faults.last_addr);
+			break;
+		case P2PMAP_A_LINK_FAULT_LAST_FLAGS:
+			link->faults.has_flags |=
+				pnl_attr_u32(a, &link->faults.last_flags);
+			break;
+		case P2PMAP_A_LINK_FAULT_LAST_TIME:
+			link->faults.has_time |=
+				pnl_attr_u64(a, &link->faults.last_time);
+			break;
+		case P2PMAP_A_LINK_FAULT_SOURCES:
+			pnl_attr_u32(a, &link->faults.sources);
+			break;
 		}
 	}
 	return link->initiator[0] && link->target[0] ? 0 : -EINVAL;

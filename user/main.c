@@ -18,9 +18,14 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } subcommands[] = {
-	{ "list", cmd_list, "[--all]  PCI devices, marked when p2pmap tracks them" },
+	{ "list", cmd_list, "[--all] [--json]  PCI devices, marked when p2pmap tracks them" },
 	{ "link", cmd_link, "add A B [--both] [--bars MASK] | del A B [--both]" },
-	{ "status", cmd_status, "configured links and their identity ranges" },
+	{ "status", cmd_status, "[--json]  links, identity ranges, P2P matrix, verdict" },
+	{ "faults", cmd_faults, "[--watch [SECONDS]] [--json]  IOMMU fault counters\n"
+		  "           faults reset [ADDR]  zero them (all devices without ADDR)" },
+	{ "monitor", cmd_monitor, "[--json] [--count N] [--timeout SECONDS]  print events" },
+	{ "check", cmd_check, "exit 0 if every link is mapped and no pair faults" },
+	{ "info", cmd_info, "[--json]  module version, fault sources, generation" },
 	{ "help", cmd_help, "this text" },
 };
 
@@ -34,7 +39,10 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", subcommands[i].name,
 			subcommands[i].help);
 	fprintf(f, "\nAddresses are PCI addresses [DDDD:]BB:DD.F; MASK selects BARs 0..5\n"
-		   "(hex 0x.. or decimal, 1..0x3f, default all memory BARs).\n\n"
+		   "(hex 0x.. or decimal, 1..0x3f, default all memory BARs).\n"
+		   "Counts shown as >=N are lower bounds (VT-d rate-limits its fault log).\n"
+		   "--json output is described in JSON.md.\n\n"
+		   "Exit status: 0 ok, 1 runtime or kernel error or failed check, 2 usage.\n\n"
 		   "Options:\n"
 		   "  --version   print the version\n"
 		   "  --no-check  send addresses and masks to the kernel unchecked (for tests)\n");

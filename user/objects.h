@@ -17,6 +17,32 @@
 #define P2PMAP_REASON_LEN	256
 #define P2PMAP_NAME_LEN		128
 #define P2PMAP_TYPE_LEN		16
+#define P2PMAP_MAX_PEERS	32	/* per-target fault records kept */
+#define P2PMAP_VERSION_LEN	64
+
+/*
+ * A fault counter and what is known of its last fault: the device's own
+ * (P2PMAP_A_DEV_FAULT*), a pair's (P2PMAP_A_PEER_*, P2PMAP_A_LINK_FAULT*)
+ * or an event's (P2PMAP_A_FAULT_*).  has_* is false for an attribute the
+ * kernel did not send (an older module, or no fault yet).
+ */
+struct p2pmap_fault {
+	bool has_count;
+	uint64_t count;
+	bool has_addr;
+	uint64_t last_addr;
+	bool has_flags;
+	uint32_t last_flags;		/* P2PMAP_FAULT_F_* */
+	bool has_time;
+	uint64_t last_time;		/* ns, CLOCK_REALTIME */
+	uint32_t sources;		/* P2PMAP_FAULT_SRC_* seen */
+};
+
+/* Faults of (a device, @target): one P2PMAP_A_DEV_PEER nest. */
+struct p2pmap_peer {
+	char target[P2PMAP_ADDR_LEN];
+	struct p2pmap_fault f;
+};
 
 /* A memory BAR (P2PMAP_A_DEV_BAR, or read from libpci). */
 struct p2pmap_bar {
@@ -39,6 +65,11 @@ struct p2pmap_dev {
 	uint32_t domain;		/* enum p2pmap_domain */
 	unsigned int nbars;
 	struct p2pmap_bar bars[P2PMAP_NR_BARS];
+	struct p2pmap_fault faults;	/* P2PMAP_A_DEV_FAULTS and last_* */
+	bool has_faults_other;
+	uint64_t faults_other;		/* P2PMAP_A_DEV_FAULTS_OTHER */
+	unsigned int npeers;		/* PEER nests the kernel sent */
+	struct p2pmap_peer peers[P2PMAP_MAX_PEERS]; /* the first ones kept */
 };
 
 struct p2pmap_dev_list {
@@ -67,12 +98,43 @@ struct p2pmap_link {
 	uint64_t mapped_bytes;
 	unsigned int nranges;		/* ranges the kernel reported */
 	struct p2pmap_range ranges[P2PMAP_NR_BARS]; /* the first ones kept */
+	struct p2pmap_fault faults;	/* the pair's, P2PMAP_A_LINK_FAULT* */
 };
 
 struct p2pmap_link_list {
 	struct p2pmap_link *links;
 	size_t n;
 	size_t cap;
+};
+
+/* P2PMAP_CMD_INFO_GET */
+struct p2pmap_info {
+	char version[P2PMAP_VERSION_LEN];	/* "" when not sent */
+	bool has_fault_sources;
+	uint32_t fault_sources;		/* P2PMAP_FAULT_SRC_* armed */
+	bool has_generation;
+	uint32_t generation;
+};
+
+/* P2PMAP_CMD_FAULT_NTF: f.count is P2PMAP_A_FAULT_COUNT. */
+struct p2pmap_fault_ntf {
+	char initiator[P2PMAP_ADDR_LEN];
+	char target[P2PMAP_ADDR_LEN];	/* "": the initiator's "other" faults */
+	bool has_new;
+	uint64_t new_faults;		/* P2PMAP_A_FAULT_NEW */
+	struct p2pmap_fault f;
+};
+
+/*
+ * A message of the "events" group.  cmd says which member is filled:
+ * dev for DEV_ADD_NTF and DEV_DEL_NTF, link for LINK_NTF and
+ * LINK_DEL_NTF, fault for FAULT_NTF.
+ */
+struct p2pmap_event {
+	uint8_t cmd;
+	struct p2pmap_dev dev;
+	struct p2pmap_link link;
+	struct p2pmap_fault_ntf fault;
 };
 
 /* One row of "p2pmap list": a PCI function from libpci, plus tracking. */

@@ -26,4 +26,15 @@ static inline int p2pmap_iommu_map(struct iommu_domain *domain,
 #endif
 }
 
+/*
+ * Who may join the events group: CAP_NET_ADMIN where the kernel can say so,
+ * else CAP_SYS_ADMIN (stricter).  Without either, anyone could listen: the
+ * group is then not offered at all.
+ */
+#if defined(P2PMAP_HAVE_GENL_MCAST_CAP_NET_ADMIN)
+#define P2PMAP_MCGRP_PERM	.flags = GENL_MCAST_CAP_NET_ADMIN
+#elif defined(P2PMAP_HAVE_GENL_MCAST_CAP_SYS_ADMIN_BIT)
+#define P2PMAP_MCGRP_PERM	.cap_sys_admin = 1
+#endif
+
 #endif /* P2PMAP_COMPAT_H */

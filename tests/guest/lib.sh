@@ -118,3 +118,40 @@ trace_identity_bytes() {
 finish() {
 	echo "# $KVER $IOMMU: $((T_N - T_FAIL)) passed, $T_FAIL failed"
 }
+
+# wait_for FILE PATTERN [SECONDS]: poll until a line of FILE matches.
+wait_for() {
+	n=$((${3:-10} * 20))
+	while [ $n -gt 0 ]; do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# bind_owned ADDR: hand a device to p2ptest-owned, which (like vfio-pci)
+# manages DMA itself.
+bind_owned() {
+	drv_unbind "$1"
+	echo p2ptest-owned >"/sys/bus/pci/devices/$1/driver_override"
+	echo "$1" >/sys/bus/pci/drivers/p2ptest-owned/bind
+}
+
+unbind_owned() {
+	echo "$1" >/sys/bus/pci/drivers/p2ptest-owned/unbind
+	echo >"/sys/bus/pci/devices/$1/driver_override"
+	drv_bind "$1"
+}
+
+# ynl_p2pmap ARGS...: the kernel's YNL cli.py on the p2pmap spec (needs an
+# initramfs built with P2PMAP_WITH_PYTHON=1).  --no-schema: the guest has no
+# jsonschema; specs are validated on the host (tests/spec).
+ynl_p2pmap() {
+	/usr/bin/python3 /ynl/cli.py --no-schema --spec /ynl/specs/p2pmap.yaml "$@"
+}
+
+# json_true EXPR < JSON: the Python expression EXPR holds for document d.
+json_true() {
+	python3 /tests/json_true.py "$1"
+}

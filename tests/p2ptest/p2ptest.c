@@ -15,6 +15,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/iommu.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
@@ -523,6 +524,48 @@ static int p2p_cmd_pair(int argc, char **argv)
 	return ret;
 }
 
+/*
+ * fault A ADDR COUNT read|write: report COUNT faults of A at ADDR through
+ * report_iommu_fault(), as the AMD-Vi driver does for each DMA fault (QEMU's
+ * AMD-Vi emulation reports none itself).
+ */
+static int p2p_cmd_fault(char **argv)
+{
+	struct iommu_domain *dom;
+	struct pci_dev *pa;
+	struct p2p_dev *a;
+	u32 count, i;
+	int flags;
+	u64 addr;
+
+	pa = p2p_get_pdev(argv[1]);
+	if (IS_ERR(pa))
+		return PTR_ERR(pa);
+	a = pa ? p2p_find_dev(pa) : NULL;
+	pci_dev_put(pa);
+	if (!a)
+		return -ENODEV;
+	if (kstrtou64(argv[2], 0, &addr) || kstrtou32(argv[3], 0, &count) ||
+	    count > 10000000)
+		return -EINVAL;
+	if (!strcmp(argv[4], "read"))
+		flags = IOMMU_FAULT_READ;
+	else if (!strcmp(argv[4], "write"))
+		flags = IOMMU_FAULT_WRITE;
+	else
+		return -EINVAL;
+	dom = iommu_get_domain_for_dev(&a->pdev->dev);
+	if (!dom)
+		return -ENODEV;
+	for (i = 0; i < count; i++) {
+		report_iommu_fault(dom, &a->pdev->dev, addr, flags);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	scnprintf(p2p_result, sizeof(p2p_result), "reported=%u\n", count);
+	return 0;
+}
+
 static bool p2p_pair_verb(const char *verb)
 {
 	static const char * const verbs[] = {
@@ -553,6 +596,8 @@ static int p2p_run(char *line)
 	}
 	if (!strcmp(argv[0], "devices") && argc == 1)
 		return p2p_cmd_devices();
+	if (!strcmp(argv[0], "fault") && argc == 5)
+		return p2p_cmd_fault(argv);
 	if (p2p_pair_verb(argv[0]) && argc >= 3)
 		return p2p_cmd_pair(argc, argv);
 	pr_info("unknown command or wrong argument count: '%s'\n", argv[0]);
@@ -685,6 +730,27 @@ static struct pci_driver p2p_driver = {
 	.remove = p2p_remove,
 };
 
+/*
+ * A second driver that, like vfio-pci, manages DMA itself: it binds nothing
+ * by id (tests bind it through driver_override) and does nothing.  Links
+ * to or from a device bound to it must be "blocked".
+ */
+static int p2p_owned_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	return 0;
+}
+
+static void p2p_owned_remove(struct pci_dev *pdev)
+{
+}
+
+static struct pci_driver p2p_owned_driver = {
+	.name = "p2ptest-owned",
+	.probe = p2p_owned_probe,
+	.remove = p2p_owned_remove,
+	.driver_managed_dma = true,
+};
+
 static int __init p2p_init(void)
 {
 	int ret;
@@ -693,7 +759,16 @@ static int __init p2p_init(void)
 	debugfs_create_file("ctl", 0600, p2p_dir, NULL, &p2p_ctl_fops);
 	ret = pci_register_driver(&p2p_driver);
 	if (ret)
-		debugfs_remove_recursive(p2p_dir);
+		goto err_dir;
+	ret = pci_register_driver(&p2p_owned_driver);
+	if (ret)
+		goto err_driver;
+	return 0;
+
+err_driver:
+	pci_unregister_driver(&p2p_driver);
+err_dir:
+	debugfs_remove_recursive(p2p_dir);
 	return ret;
 }
 
@@ -701,6 +776,7 @@ static void __exit p2p_exit(void)
 {
 	/* Waits for commands in progress; none can start afterwards. */
 	debugfs_remove_recursive(p2p_dir);
+	pci_unregister_driver(&p2p_owned_driver);
 	pci_unregister_driver(&p2p_driver);
 	mutex_lock(&p2p_lock);
 	p2p_release_maps(NULL);

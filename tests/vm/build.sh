@@ -38,6 +38,7 @@ kbuild "$out/p2ptest-src"
 copy_tree "$out/p2ptest" "$out/p2ptest-src/p2ptest.ko"
 
 make -s -C "$top/user"
+export P2PMAP_WITH_PYTHON=1	# ynl and a JSON parser in the guests
 "$top/tests/vm/mkinitramfs.sh" "$out/initrd.cpio" "$kver" \
 	p2pmap="$out/kmod" p2pmap-debug="$out/kmod-debug" \
 	p2ptest="$out/p2ptest"

@@ -4,6 +4,12 @@
 # It holds busybox, the p2pmap CLI with the shared libraries it needs,
 # pci.ids, the guest test scripts (tests/guest) and the kernel modules built
 # for KVER: every MODDIR/*.ko is copied to /modules/NAME/.
+#
+# With P2PMAP_WITH_PYTHON=1 in the environment it also holds a minimal
+# Python 3 (the host's /usr/bin/python3.11, the stdlib modules and PyYAML
+# that the kernel's YNL cli.py imports, found with modulefinder and
+# -X importtime) and YNL: /ynl/cli.py, /ynl/lib/, /ynl/specs/p2pmap.yaml,
+# /ynl/schemas/*.yaml (tests/guest/lib.sh: ynl_p2pmap).
 set -euo pipefail
 out=$1 kver=$2
 shift 2
@@ -28,6 +34,75 @@ for lib in $(ldd "$top/user/p2pmap" | grep -o '/[^ ]*'); do
 done
 cp /usr/share/misc/pci.ids "$root/usr/share/misc/pci.ids"
 
+# copy_libs FILE...: the shared objects FILE... link, at their host paths.
+copy_libs() {
+	local lib
+	for lib in $(ldd "$@" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+# add_python: python3.11 with the modules ynl needs, and ynl with our spec.
+add_python() {
+	local py=/usr/bin/python3.11 ynl f pyc
+	ynl=$("$top/tests/tools.sh" ynl)
+	mkdir -p "$root/usr/bin" "$root/ynl/specs" "$root/ynl/schemas"
+	cp "$py" "$root/usr/bin/python3.11"
+	ln -sf python3.11 "$root/usr/bin/python3"
+	copy_libs "$py"
+	cp -r "$ynl/cli.py" "$ynl/lib" "$root/ynl/"
+	cp "$ynl"/../../../Documentation/netlink/*.yaml "$root/ynl/schemas/"
+	cp "$top/Documentation/netlink/specs/p2pmap.yaml" "$root/ynl/specs/"
+	# The module files: modulefinder's static closure of cli.py (it also
+	# sees imports made only on some paths), plus what a real start-up
+	# imports (site, the codecs).  jsonschema is left out: the guest runs
+	# cli.py with --no-schema.
+	"$py" - "$ynl" <<-'PYEOF' >"$root/tmp/pyfiles"
+	import modulefinder, os, subprocess, sys
+	ynl = sys.argv[1]
+	skip = ['jsonschema', 'tkinter', 'unittest', 'pydoc', 'doctest',
+	        'email', 'http', 'urllib', 'xml', 'ssl', 'asyncio', 'lib2to3',
+	        'multiprocessing', 'pdb', '_pydecimal', 'decimal', 'sqlite3',
+	        'distutils', 'ctypes', 'concurrent', 'bz2', 'lzma', '_bz2',
+	        '_lzma', 'hashlib', '_hashlib']
+	mf = modulefinder.ModuleFinder(path=[ynl] + sys.path, excludes=skip)
+	mf.run_script(os.path.join(ynl, 'cli.py'))
+	names = set(mf.modules)
+	out = subprocess.run([sys.executable, '-X', 'importtime',
+	                      os.path.join(ynl, 'cli.py'), '--no-schema',
+	                      '--spec', '/dev/null', '--list-ops'],
+	                     capture_output=True, text=True).stderr
+	for line in out.splitlines():
+	    if line.startswith('import time:') and '|' in line:
+	        names.add(line.split('|')[2].strip())
+	import importlib.util
+	for n in sorted(names):
+	    try:
+	        spec = importlib.util.find_spec(n)
+	    except Exception:
+	        continue
+	    if spec and spec.origin and spec.origin.startswith('/usr/lib/python3'):
+	        print(spec.origin)
+	PYEOF
+	for f in $(cat "$root/tmp/pyfiles") /usr/lib/python3.11/os.py \
+		 /usr/lib/python3.11/encodings/{utf_8,latin_1,ascii}.py; do
+		mkdir -p "$root$(dirname "$f")"
+		cp "$f" "$root$f"
+		case $f in
+		*.py)	pyc=$(dirname "$f")/__pycache__/$(basename "$f" .py).cpython-311.pyc
+			if [ -f "$pyc" ]; then
+				mkdir -p "$root$(dirname "$pyc")"
+				cp "$pyc" "$root$pyc"
+			fi ;;
+		*.so)	copy_libs "$f" ;;
+		esac
+	done
+	mkdir -p "$root/usr/lib/python3.11/lib-dynload"
+	rm -f "$root/tmp/pyfiles"
+}
+
 for spec in "$@"; do
 	name=${spec%%=*} dir=${spec#*=}
 	mkdir -p "$root/modules/$name"
@@ -35,6 +110,10 @@ for spec in "$@"; do
 		strip --strip-debug -o "$root/modules/$name/$(basename "$ko")" "$ko"
 	done
 done
+
+if [ "${P2PMAP_WITH_PYTHON:-0}" = 1 ]; then
+	add_python
+fi
 
 cp -r "$top/tests/guest" "$root/tests"
 cp "$top/tests/vm/init" "$root/init"

@@ -39,6 +39,40 @@
  *	Request: P2PMAP_A_LINK_INITIATOR, P2PMAP_A_LINK_TARGET.  Every mapping
  *	of the link is removed before the reply is sent.
  *
+ * P2PMAP_CMD_INFO_GET (do)
+ *	Reply (enum p2pmap_info_attr): module version, the fault sources that
+ *	are armed on this kernel, the generation counter.
+ *
+ * P2PMAP_CMD_FAULTS_RESET (do, CAP_NET_ADMIN in the initial user namespace)
+ *	Request: P2PMAP_A_DEV_ADDR (optional).  Zeroes the fault counters of
+ *	that device (its own and its per-target ones), or of every device.
+ *	Links keep no counters of their own: a link reports the counter of
+ *	its (initiator, target) pair, which also exists for pairs that have
+ *	no link.
+ *
+ * Fault accounting
+ *	An IOMMU fault is charged to the device that issued the DMA.  If its
+ *	address falls in a memory BAR of another tracked device, it is also
+ *	charged to the pair (initiator, target), configured as a link or not;
+ *	otherwise to the device's "other" counter.  Where a count comes from
+ *	is in P2PMAP_A_*_FAULT_SOURCES: the io_page_fault tracepoint
+ *	(P2PMAP_FAULT_SRC_TRACEPOINT; AMD-Vi reports every DMA fault there) is
+ *	exact; the VT-d fault-log probe (P2PMAP_FAULT_SRC_DMAR) only sees the
+ *	faults the kernel did not rate-limit, so such counts are lower
+ *	bounds.  Times are CLOCK_REALTIME in nanoseconds.
+ *
+ * Events: multicast group P2PMAP_MCGRP_EVENTS ("events"), joinable with
+ * CAP_NET_ADMIN only.  In the order things happen:
+ *	P2PMAP_CMD_DEV_ADD_NTF   a device is tracked (device attributes)
+ *	P2PMAP_CMD_DEV_DEL_NTF   a device is gone (P2PMAP_A_DEV_ADDR)
+ *	P2PMAP_CMD_LINK_NTF      a link was added or changed state (link
+ *	                         attributes, with state and reason)
+ *	P2PMAP_CMD_LINK_DEL_NTF  a link was deleted (initiator, target)
+ *	P2PMAP_CMD_FAULT_NTF     new faults (enum p2pmap_fault_attr), at most
+ *	                         one per (initiator, target or "other") per
+ *	                         P2PMAP_FAULT_NTF_INTERVAL_MS: a fault storm
+ *	                         costs listeners a few messages per second.
+ *
  * Errors (with an extended-ack message naming the attribute at fault)
  *	EINVAL     missing or malformed attribute, self-link, empty BAR mask
  *	ENODEV     a named device is not tracked
@@ -79,11 +113,28 @@ enum p2pmap_cmd {
 	P2PMAP_CMD_LINK_GET,
 	P2PMAP_CMD_LINK_ADD,
 	P2PMAP_CMD_LINK_DEL,
+	P2PMAP_CMD_INFO_GET,
+	P2PMAP_CMD_FAULTS_RESET,
+	P2PMAP_CMD_DEV_ADD_NTF,
+	P2PMAP_CMD_DEV_DEL_NTF,
+	P2PMAP_CMD_LINK_NTF,
+	P2PMAP_CMD_LINK_DEL_NTF,
+	P2PMAP_CMD_FAULT_NTF,
 
 	__P2PMAP_CMD_MAX
 };
 
 #define P2PMAP_CMD_MAX (__P2PMAP_CMD_MAX - 1)
+
+#define P2PMAP_MCGRP_EVENTS		"events"
+#define P2PMAP_FAULT_NTF_INTERVAL_MS	200
+
+/* Fault sources (bit mask) */
+#define P2PMAP_FAULT_SRC_TRACEPOINT	(1U << 0)	/* exact */
+#define P2PMAP_FAULT_SRC_DMAR		(1U << 1)	/* lower bound */
+
+/* Fault flags (P2PMAP_A_*_FAULT_LAST_FLAGS) */
+#define P2PMAP_FAULT_F_WRITE		(1U << 0)
 
 /* What the device's IOMMU group is attached to right now. */
 enum p2pmap_domain {
@@ -141,6 +192,13 @@ enum p2pmap_dev_attr {
 	P2PMAP_A_DEV_IOMMU_GROUP,	/* s32, -1 when none */
 	P2PMAP_A_DEV_DOMAIN,		/* u32, enum p2pmap_domain */
 	P2PMAP_A_DEV_BAR,		/* nest p2pmap_bar_attr, repeated */
+	P2PMAP_A_DEV_FAULTS,		/* u64, all faults of this initiator */
+	P2PMAP_A_DEV_FAULTS_OTHER,	/* u64, those not into a tracked BAR */
+	P2PMAP_A_DEV_FAULT_LAST_ADDR,	/* u64, only once it faulted */
+	P2PMAP_A_DEV_FAULT_LAST_FLAGS,	/* u32, P2PMAP_FAULT_F_* */
+	P2PMAP_A_DEV_FAULT_LAST_TIME,	/* u64, ns, CLOCK_REALTIME */
+	P2PMAP_A_DEV_FAULT_SOURCES,	/* u32, P2PMAP_FAULT_SRC_* seen */
+	P2PMAP_A_DEV_PEER,		/* nest p2pmap_peer_attr, repeated */
 
 	__P2PMAP_A_DEV_MAX
 };
@@ -171,10 +229,61 @@ enum p2pmap_link_attr {
 	P2PMAP_A_LINK_REASON,		/* string, why the link is in its state */
 	P2PMAP_A_LINK_MAPPED_BYTES,	/* u64 */
 	P2PMAP_A_LINK_RANGE,		/* nest p2pmap_range_attr, repeated */
+	P2PMAP_A_LINK_FAULTS,		/* u64, faults of the pair */
+	P2PMAP_A_LINK_FAULT_LAST_ADDR,	/* u64, only once it faulted */
+	P2PMAP_A_LINK_FAULT_LAST_FLAGS,	/* u32, P2PMAP_FAULT_F_* */
+	P2PMAP_A_LINK_FAULT_LAST_TIME,	/* u64, ns, CLOCK_REALTIME */
+	P2PMAP_A_LINK_FAULT_SOURCES,	/* u32, P2PMAP_FAULT_SRC_* seen */
 
 	__P2PMAP_A_LINK_MAX
 };
 
 #define P2PMAP_A_LINK_MAX (__P2PMAP_A_LINK_MAX - 1)
+
+/* Nested in P2PMAP_A_DEV_PEER: faults of (this device, TARGET). */
+enum p2pmap_peer_attr {
+	P2PMAP_A_PEER_UNSPEC,
+	P2PMAP_A_PEER_PAD,
+	P2PMAP_A_PEER_TARGET,		/* string "DDDD:BB:DD.F" */
+	P2PMAP_A_PEER_FAULTS,		/* u64 */
+	P2PMAP_A_PEER_FAULT_LAST_ADDR,	/* u64 */
+	P2PMAP_A_PEER_FAULT_LAST_FLAGS,	/* u32, P2PMAP_FAULT_F_* */
+	P2PMAP_A_PEER_FAULT_LAST_TIME,	/* u64, ns, CLOCK_REALTIME */
+	P2PMAP_A_PEER_FAULT_SOURCES,	/* u32, P2PMAP_FAULT_SRC_* seen */
+
+	__P2PMAP_A_PEER_MAX
+};
+
+#define P2PMAP_A_PEER_MAX (__P2PMAP_A_PEER_MAX - 1)
+
+/* P2PMAP_CMD_FAULT_NTF */
+enum p2pmap_fault_attr {
+	P2PMAP_A_FAULT_UNSPEC,
+	P2PMAP_A_FAULT_PAD,
+	P2PMAP_A_FAULT_INITIATOR,	/* string "DDDD:BB:DD.F" */
+	P2PMAP_A_FAULT_TARGET,		/* string; absent: "other" faults */
+	P2PMAP_A_FAULT_COUNT,		/* u64, the counter now */
+	P2PMAP_A_FAULT_NEW,		/* u64, faults since the last event */
+	P2PMAP_A_FAULT_LAST_ADDR,	/* u64 */
+	P2PMAP_A_FAULT_LAST_FLAGS,	/* u32, P2PMAP_FAULT_F_* */
+	P2PMAP_A_FAULT_SOURCES,		/* u32, P2PMAP_FAULT_SRC_* seen */
+
+	__P2PMAP_A_FAULT_MAX
+};
+
+#define P2PMAP_A_FAULT_MAX (__P2PMAP_A_FAULT_MAX - 1)
+
+/* P2PMAP_CMD_INFO_GET */
+enum p2pmap_info_attr {
+	P2PMAP_A_INFO_UNSPEC,
+	P2PMAP_A_INFO_PAD,
+	P2PMAP_A_INFO_VERSION,		/* string */
+	P2PMAP_A_INFO_FAULT_SOURCES,	/* u32, P2PMAP_FAULT_SRC_* armed */
+	P2PMAP_A_INFO_GENERATION,	/* u32 */
+
+	__P2PMAP_A_INFO_MAX
+};
+
+#define P2PMAP_A_INFO_MAX (__P2PMAP_A_INFO_MAX - 1)
 
 #endif /* _UAPI_LINUX_P2PMAP_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counting IOMMU faults per device and per (initiator, target) pair.
+ *
+ * p2pmap_fault_account() runs in the fault sources' context (an IOMMU
+ * interrupt thread, or a kprobe): no locks, no sleeping, no allocation.
+ * Counters are atomics; a pair's slot in the initiator is claimed with
+ * cmpxchg.  Events about new faults are coalesced by a delayed work so that
+ * a fault storm costs listeners a few messages per second.
+ */
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+#include "p2pmap.h"
+
+static void p2pmap_fault_ntf_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(p2pmap_fault_ntf_dwork, p2pmap_fault_ntf_work);
+static u32 p2pmap_sources_armed;
+
+static void p2pmap_fault_count_add(struct p2pmap_fault_count *f, u64 addr,
+				   bool write, u32 source, u64 now)
+{
+	atomic64_inc(&f->count);
+	WRITE_ONCE(f->last_addr, addr);
+	WRITE_ONCE(f->last_flags, write ? P2PMAP_FAULT_F_WRITE : 0);
+	WRITE_ONCE(f->last_time, now);
+	if (!(atomic_read(&f->sources) & source))
+		atomic_or(source, &f->sources);
+}
+
+/* The slot of (init, target_id), claimed if need be; NULL when all taken. */
+static struct p2pmap_peer_faults *p2pmap_peer_claim(struct p2pmap_dev *init,
+						    u32 target_id)
+{
+	struct p2pmap_peer_faults *p;
+	int i;
+
+	p = p2pmap_peer_find(init, target_id);
+	if (p)
+		return p;
+	for (i = 0; i < P2PMAP_PEER_SLOTS; i++) {
+		p = &init->peers[i];
+		if (!cmpxchg(&p->target_id, 0, target_id))
+			return p;
+		if (READ_ONCE(p->target_id) == target_id)
+			return p;	/* another CPU claimed it for us */
+	}
+	return NULL;
+}
+
+struct p2pmap_peer_faults *p2pmap_peer_find(struct p2pmap_dev *init,
+					    u32 target_id)
+{
+	int i;
+
+	for (i = 0; i < P2PMAP_PEER_SLOTS; i++)
+		if (READ_ONCE(init->peers[i].target_id) == target_id)
+			return &init->peers[i];
+	return NULL;
+}
+
+/* Call under rcu_read_lock(), with @init from the fault index. */
+void p2pmap_fault_account(struct p2pmap_dev *init, u64 addr, bool write,
+			  u32 source)
+{
+	struct p2pmap_dev *tgt = p2pmap_fault_index_bar(addr);
+	u64 now = ktime_get_real_ns();
+	struct p2pmap_peer_faults *p;
+
+	p2pmap_fault_count_add(&init->faults, addr, write, source, now);
+	if (!tgt || tgt == init) {
+		p2pmap_fault_count_add(&init->other, addr, write, source, now);
+	} else {
+		p = p2pmap_peer_claim(init, tgt->id);
+		if (p)
+			p2pmap_fault_count_add(&p->f, addr, write, source, now);
+		else
+			atomic64_inc(&init->peers_lost);
+	}
+	schedule_delayed_work(&p2pmap_fault_ntf_dwork,
+			      msecs_to_jiffies(P2PMAP_FAULT_NTF_INTERVAL_MS));
+}
+
+static void p2pmap_fault_count_reset(struct p2pmap_fault_count *f)
+{
+	atomic64_set(&f->count, 0);
+	WRITE_ONCE(f->last_addr, 0);
+	WRITE_ONCE(f->last_flags, 0);
+	WRITE_ONCE(f->last_time, 0);
+	atomic_set(&f->sources, 0);
+	f->notified = 0;
+}
+
+/* Under p2pmap_lock.  Slots stay claimed: only their counts are zeroed. */
+void p2pmap_faults_reset(struct p2pmap_dev *dev)
+{
+	int i;
+
+	lockdep_assert_held(&p2pmap_lock);
+	p2pmap_fault_count_reset(&dev->faults);
+	p2pmap_fault_count_reset(&dev->other);
+	for (i = 0; i < P2PMAP_PEER_SLOTS; i++)
+		p2pmap_fault_count_reset(&dev->peers[i].f);
+	atomic64_set(&dev->peers_lost, 0);
+}
+
+/*
+ * A target is gone: free its slots in every initiator.  The caller has
+ * republished the fault index without it and waited for an RCU grace
+ * period, so no probe can count into those slots any more.
+ */
+void p2pmap_faults_forget_target(u32 target_id)
+{
+	struct p2pmap_dev *dev;
+	struct p2pmap_peer_faults *p;
+
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry(dev, &p2pmap_devs, node) {
+		p = p2pmap_peer_find(dev, target_id);
+		if (!p)
+			continue;
+		p2pmap_fault_count_reset(&p->f);
+		WRITE_ONCE(p->target_id, 0);
+	}
+}
+
+static struct p2pmap_dev *p2pmap_dev_by_id(u32 id)
+{
+	struct p2pmap_dev *dev;
+
+	list_for_each_entry(dev, &p2pmap_devs, node)
+		if (dev->id == id)
+			return dev;
+	return NULL;
+}
+
+/* Send one event per counter that moved since its last event. */
+void p2pmap_fault_ntf_flush(void)
+{
+	struct p2pmap_dev *dev;
+	int i;
+
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry(dev, &p2pmap_devs, node) {
+		p2pmap_ntf_fault(dev, NULL, &dev->other);
+		for (i = 0; i < P2PMAP_PEER_SLOTS; i++) {
+			struct p2pmap_peer_faults *p = &dev->peers[i];
+			u32 id = READ_ONCE(p->target_id);
+			struct p2pmap_dev *tgt = id ? p2pmap_dev_by_id(id) : NULL;
+
+			if (tgt)
+				p2pmap_ntf_fault(dev, tgt, &p->f);
+		}
+	}
+}
+
+static void p2pmap_fault_ntf_work(struct work_struct *work)
+{
+	mutex_lock(&p2pmap_lock);
+	p2pmap_fault_ntf_flush();
+	mutex_unlock(&p2pmap_lock);
+}
+
+u32 p2pmap_fault_sources_armed(void)
+{
+	return p2pmap_sources_armed;
+}
+
+/* Arm what this kernel offers; having no source is not an error. */
+int p2pmap_fault_sources_register(void)
+{
+	if (!p2pmap_fault_tp_register())
+		p2pmap_sources_armed |= P2PMAP_FAULT_SRC_TRACEPOINT;
+	if (!p2pmap_fault_dmar_register())
+		p2pmap_sources_armed |= P2PMAP_FAULT_SRC_DMAR;
+	return 0;
+}
+
+/* After this, no probe runs and no fault event is pending. */
+void p2pmap_fault_sources_unregister(void)
+{
+	if (p2pmap_sources_armed & P2PMAP_FAULT_SRC_TRACEPOINT)
+		p2pmap_fault_tp_unregister();
+	if (p2pmap_sources_armed & P2PMAP_FAULT_SRC_DMAR)
+		p2pmap_fault_dmar_unregister();
+	p2pmap_sources_armed = 0;
+	cancel_delayed_work_sync(&p2pmap_fault_ntf_dwork);
+}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/* P2PMAP_CMD_INFO_GET: what this module is and can do. */
+#include "p2pmap.h"
+#include "netlink.h"
+
+int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &p2pmap_family, 0,
+				P2PMAP_CMD_INFO_GET);
+	if (!hdr)
+		goto nomem;
+	mutex_lock(&p2pmap_lock);
+	if (nla_put_string(msg, P2PMAP_A_INFO_VERSION, P2PMAP_VERSION) ||
+	    nla_put_u32(msg, P2PMAP_A_INFO_FAULT_SOURCES,
+			p2pmap_fault_sources_armed()) ||
+	    nla_put_u32(msg, P2PMAP_A_INFO_GENERATION, p2pmap_generation)) {
+		mutex_unlock(&p2pmap_lock);
+		goto nomem;
+	}
+	mutex_unlock(&p2pmap_lock);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+nomem:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/p2pmap: a read-only view, one value per file (documented in
+ * Documentation/ABI/testing/sysfs-kernel-p2pmap).  The show functions take
+ * no lock: removing a kobject waits for them, and it is removed under
+ * p2pmap_lock.  They read single fields that may be a change behind.
+ */
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include "p2pmap.h"
+
+static struct kobject *p2pmap_kobj, *p2pmap_devs_kobj, *p2pmap_links_kobj;
+
+static ssize_t p2pmap_emit_sources(char *buf, u32 src)
+{
+	return sysfs_emit(buf, "%s%s%s\n",
+			  src & P2PMAP_FAULT_SRC_TRACEPOINT ? "tracepoint" : "",
+			  (src & P2PMAP_FAULT_SRC_TRACEPOINT) &&
+			  (src & P2PMAP_FAULT_SRC_DMAR) ? " " : "",
+			  src & P2PMAP_FAULT_SRC_DMAR ? "dmar" : "");
+}
+
+/* ---- /sys/kernel/p2pmap/{version,fault_sources} */
+
+static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", P2PMAP_VERSION);
+}
+
+static ssize_t fault_sources_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return p2pmap_emit_sources(buf, p2pmap_fault_sources_armed());
+}
+
+static struct kobj_attribute p2pmap_attr_version = __ATTR_RO(version);
+static struct kobj_attribute p2pmap_attr_fault_sources =
+	__ATTR_RO(fault_sources);
+
+static struct attribute *p2pmap_root_attrs[] = {
+	&p2pmap_attr_version.attr,
+	&p2pmap_attr_fault_sources.attr,
+	NULL,
+};
+
+static const struct attribute_group p2pmap_root_group = {
+	.attrs = p2pmap_root_attrs,
+};
+
+/* ---- /sys/kernel/p2pmap/devices/<addr>/ */
+
+#define to_dev(k) container_of(k, struct p2pmap_dev, kobj)
+
+static ssize_t dev_state_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	struct p2pmap_dev *dev = to_dev(kobj);
+
+	if (!READ_ONCE(dev->bound))
+		return sysfs_emit(buf, "unbound\n");
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(dev->dma_owned) ? "owned" : "bound");
+}
+
+static ssize_t dev_driver_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	struct p2pmap_dev *dev = to_dev(kobj);
+	char name[sizeof(dev->driver)];
+
+	memcpy(name, dev->driver, sizeof(name));
+	name[sizeof(name) - 1] = '\0';
+	return sysfs_emit(buf, "%s\n", READ_ONCE(dev->bound) ? name : "");
+}
+
+static ssize_t dev_faults_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)atomic64_read(&to_dev(kobj)->faults.count));
+}
+
+static ssize_t dev_faults_other_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)atomic64_read(&to_dev(kobj)->other.count));
+}
+
+static ssize_t dev_fault_last_addr_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	struct p2pmap_fault_count *f = &to_dev(kobj)->faults;
+
+	if (!atomic64_read(&f->count))
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "0x%llx\n", READ_ONCE(f->last_addr));
+}
+
+static ssize_t dev_fault_last_time_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(to_dev(kobj)->faults.last_time));
+}
+
+static ssize_t dev_fault_last_write_show(struct kobject *kobj,
+					 struct kobj_attribute *attr, char *buf)
+{
+	u32 fl = READ_ONCE(to_dev(kobj)->faults.last_flags);
+
+	return sysfs_emit(buf, "%d\n", !!(fl & P2PMAP_FAULT_F_WRITE));
+}
+
+static ssize_t dev_fault_sources_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	return p2pmap_emit_sources(buf,
+				   atomic_read(&to_dev(kobj)->faults.sources));
+}
+
+#define P2PMAP_RO(prefix, name) \
+	static struct kobj_attribute prefix##_attr_##name = \
+		__ATTR(name, 0444, prefix##_##name##_show, NULL)
+
+P2PMAP_RO(dev, state);
+P2PMAP_RO(dev, driver);
+P2PMAP_RO(dev, faults);
+P2PMAP_RO(dev, faults_other);
+P2PMAP_RO(dev, fault_last_addr);
+P2PMAP_RO(dev, fault_last_time);
+P2PMAP_RO(dev, fault_last_write);
+P2PMAP_RO(dev, fault_sources);
+
+static struct attribute *p2pmap_dev_attrs[] = {
+	&dev_attr_state.attr,
+	&dev_attr_driver.attr,
+	&dev_attr_faults.attr,
+	&dev_attr_faults_other.attr,
+	&dev_attr_fault_last_addr.attr,
+	&dev_attr_fault_last_time.attr,
+	&dev_attr_fault_last_write.attr,
+	&dev_attr_fault_sources.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(p2pmap_dev);
+
+/* The last reference is gone; fault probes may still hold it: RCU. */
+void p2pmap_dev_release(struct kobject *kobj)
+{
+	struct p2pmap_dev *dev = to_dev(kobj);
+
+	kfree_rcu(dev, rcu);
+}
+
+static const struct kobj_type p2pmap_dev_ktype = {
+	.release = p2pmap_dev_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = p2pmap_dev_groups,
+};
+
+int p2pmap_sysfs_dev_add(struct p2pmap_dev *dev)
+{
+	return kobject_init_and_add(&dev->kobj, &p2pmap_dev_ktype,
+				    p2pmap_devs_kobj, "%s", dev->addr);
+}
+
+/* ---- /sys/kernel/p2pmap/links/<initiator>-<target>/ */
+
+#define to_link(k) container_of(k, struct p2pmap_link, kobj)
+
+static ssize_t link_state_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  p2pmap_link_state_name(READ_ONCE(to_link(kobj)->state)));
+}
+
+static ssize_t link_reason_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	const char *reason = READ_ONCE(to_link(kobj)->reason);
+
+	return sysfs_emit(buf, "%s\n", reason ? reason : "");
+}
+
+static ssize_t link_bar_mask_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "0x%x\n", to_link(kobj)->bar_mask);
+}
+
+static ssize_t link_mapped_bytes_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(to_link(kobj)->mapped_bytes));
+}
+
+/* The link's pair counter, found through the fault index (RCU). */
+static void link_pair_read(struct p2pmap_link *link, u64 *count, u32 *src)
+{
+	struct p2pmap_peer_faults *p = NULL;
+	struct p2pmap_dev *init, *tgt;
+
+	rcu_read_lock();
+	init = p2pmap_fault_index_addr(link->initiator);
+	tgt = p2pmap_fault_index_addr(link->target);
+	if (init && tgt)
+		p = p2pmap_peer_find(init, tgt->id);
+	*count = p ? atomic64_read(&p->f.count) : 0;
+	*src = p ? atomic_read(&p->f.sources) : 0;
+	rcu_read_unlock();
+}
+
+static ssize_t link_faults_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	u64 count;
+	u32 src;
+
+	link_pair_read(to_link(kobj), &count, &src);
+	return sysfs_emit(buf, "%llu\n", count);
+}
+
+static ssize_t link_fault_sources_show(struct kobject *kobj,
+				       struct kobj_attribute *attr, char *buf)
+{
+	u64 count;
+	u32 src;
+
+	link_pair_read(to_link(kobj), &count, &src);
+	return p2pmap_emit_sources(buf, src);
+}
+
+P2PMAP_RO(link, state);
+P2PMAP_RO(link, reason);
+P2PMAP_RO(link, bar_mask);
+P2PMAP_RO(link, mapped_bytes);
+P2PMAP_RO(link, faults);
+P2PMAP_RO(link, fault_sources);
+
+static struct attribute *p2pmap_link_attrs[] = {
+	&link_attr_state.attr,
+	&link_attr_reason.attr,
+	&link_attr_bar_mask.attr,
+	&link_attr_mapped_bytes.attr,
+	&link_attr_faults.attr,
+	&link_attr_fault_sources.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(p2pmap_link);
+
+static void p2pmap_link_release(struct kobject *kobj)
+{
+	kfree(to_link(kobj));
+}
+
+static const struct kobj_type p2pmap_link_ktype = {
+	.release = p2pmap_link_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = p2pmap_link_groups,
+};
+
+int p2pmap_sysfs_link_add(struct p2pmap_link *link)
+{
+	return kobject_init_and_add(&link->kobj, &p2pmap_link_ktype,
+				    p2pmap_links_kobj, "%s-%s",
+				    link->initiator, link->target);
+}
+
+int p2pmap_sysfs_init(void)
+{
+	int err;
+
+	p2pmap_kobj = kobject_create_and_add("p2pmap", kernel_kobj);
+	if (!p2pmap_kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(p2pmap_kobj, &p2pmap_root_group);
+	if (err)
+		goto err_root;
+	err = -ENOMEM;
+	p2pmap_devs_kobj = kobject_create_and_add("devices", p2pmap_kobj);
+	if (!p2pmap_devs_kobj)
+		goto err_root;
+	p2pmap_links_kobj = kobject_create_and_add("links", p2pmap_kobj);
+	if (!p2pmap_links_kobj)
+		goto err_devs;
+	return 0;
+
+err_devs:
+	kobject_put(p2pmap_devs_kobj);
+err_root:
+	kobject_put(p2pmap_kobj);
+	return err;
+}
+
+void p2pmap_sysfs_exit(void)
+{
+	kobject_put(p2pmap_links_kobj);
+	kobject_put(p2pmap_devs_kobj);
+	kobject_put(p2pmap_kobj);
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2pmap check: exit 0 when every configured link is mapped or native and
+ * no pair faults; otherwise 1, with a line per problem (report.c).
+ */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "dev.h"
+#include "link.h"
+#include "report.h"
+
+int cmd_check(int argc, char **argv)
+{
+	struct p2pmap_link_list links = { 0 };
+	struct p2pmap_dev_list devs = { 0 };
+	struct p2pmap_nl nl;
+	int ret = EXIT_RUNTIME;
+
+	(void)argv;
+	if (argc > 1) {
+		fprintf(stderr, "p2pmap: usage: p2pmap check\n");
+		return EXIT_USAGE;
+	}
+	if (pnl_open_required(&nl))
+		return EXIT_RUNTIME;
+
+	if (link_dump(&nl, &links))
+		pnl_perror(&nl.error, "link dump");
+	else if (dev_dump(&nl, &devs))
+		pnl_perror(&nl.error, "dev dump");
+	else if (check_run(stdout, devs.devs, devs.n, links.links,
+			   links.n) == 0)
+		ret = EXIT_OK;
+
+	dev_list_free(&devs);
+	link_list_free(&links);
+	pnl_close(&nl);
+	return ret;
+}

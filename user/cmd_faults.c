@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2pmap faults [--watch [SECONDS]] [--json]: the fault counters of every
+ * tracked device and of the pairs it faulted into.
+ * p2pmap faults reset [ADDR]: zero them (FAULTS_RESET).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "dev.h"
+#include "format.h"
+#include "format_json.h"
+#include "info.h"
+#include "pciaddr.h"
+
+#define FAULTS_USAGE "usage: p2pmap faults [--watch [SECONDS]] [--json] | faults reset [ADDR]"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Until SIGINT or SIGTERM sets stop; poll() is interrupted by them. */
+void cmd_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+bool cmd_stopped(void)
+{
+	return stop;
+}
+
+static int faults_reset_cmd(int argc, char **argv)
+{
+	char addr[P2PMAP_ADDR_LEN], err[64];
+	const char *target = NULL;
+	struct p2pmap_nl nl;
+	int ret = EXIT_OK;
+
+	if (argc > 3) {
+		fprintf(stderr, "p2pmap: %s\n", FAULTS_USAGE);
+		return EXIT_USAGE;
+	}
+	if (argc == 3) {
+		target = argv[2];
+		if (!opt_no_check) {
+			if (pciaddr_parse(argv[2], addr, err, sizeof(err))) {
+				fprintf(stderr, "p2pmap: invalid PCI address \"%s\": %s\n",
+					argv[2], err);
+				return EXIT_USAGE;
+			}
+			target = addr;
+		}
+	}
+	if (pnl_open_required(&nl))
+		return EXIT_RUNTIME;
+	if (faults_reset(&nl, target)) {
+		pnl_perror(&nl.error, "faults reset");
+		ret = EXIT_RUNTIME;
+	} else {
+		printf("faults reset: %s\n", target ? target : "all devices");
+	}
+	pnl_close(&nl);
+	return ret;
+}
+
+static int parse_interval(const char *s, double *secs)
+{
+	char *end;
+
+	errno = 0;
+	*secs = strtod(s, &end);
+	return errno || end == s || *end || !(*secs > 0) || *secs > 86400 ?
+		-1 : 0;
+}
+
+static int faults_show(struct p2pmap_nl *nl, bool json, bool watch,
+		       double interval)
+{
+	struct p2pmap_dev_list devs = { 0 };
+	char now[FORMAT_TIME_LEN];
+	struct timespec ts;
+	int ret = EXIT_OK;
+
+	if (dev_dump(nl, &devs)) {
+		pnl_perror(&nl->error, "dev dump");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (watch && !json) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (isatty(STDOUT_FILENO))
+			fputs("\033[H\033[2J", stdout);
+		printf("every %gs: p2pmap faults  %s\n", interval,
+		       format_time(now, sizeof(now),
+				   (uint64_t)ts.tv_sec * 1000000000ULL +
+				   ts.tv_nsec));
+	}
+	if (json)
+		json_faults(stdout, devs.devs, devs.n);
+	else
+		format_faults(stdout, devs.devs, devs.n);
+	if (watch && !json && !isatty(STDOUT_FILENO))
+		putchar('\n');
+	fflush(stdout);
+out:
+	dev_list_free(&devs);
+	return ret;
+}
+
+int cmd_faults(int argc, char **argv)
+{
+	bool json = false, watch = false;
+	double interval = 1;
+	struct p2pmap_nl nl;
+	int i, ret;
+
+	if (argc > 1 && !strcmp(argv[1], "reset"))
+		return faults_reset_cmd(argc, argv);
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--watch")) {
+			watch = true;
+			if (i + 1 < argc && argv[i + 1][0] != '-') {
+				if (parse_interval(argv[++i], &interval)) {
+					fprintf(stderr, "p2pmap: invalid interval \"%s\" (seconds, > 0)\n",
+						argv[i]);
+					return EXIT_USAGE;
+				}
+			}
+		} else {
+			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
+				argv[i], FAULTS_USAGE);
+			return EXIT_USAGE;
+		}
+	}
+
+	if (pnl_open_required(&nl))
+		return EXIT_RUNTIME;
+	if (watch)
+		cmd_catch_signals();
+	do {
+		ret = faults_show(&nl, json, watch, interval);
+		if (ret || !watch)
+			break;
+		poll(NULL, 0, (int)(interval * 1000));
+	} while (!cmd_stopped());
+	pnl_close(&nl);
+	return ret;
+}

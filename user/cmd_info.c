@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/* p2pmap info [--json]: module version, armed fault sources, generation. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "format.h"
+#include "format_json.h"
+#include "info.h"
+
+int cmd_info(int argc, char **argv)
+{
+	struct p2pmap_info info;
+	struct p2pmap_nl nl;
+	bool json = false;
+	int ret = EXIT_OK, i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json")) {
+			fprintf(stderr, "p2pmap: usage: p2pmap info [--json]\n");
+			return EXIT_USAGE;
+		}
+		json = true;
+	}
+	if (pnl_open_required(&nl))
+		return EXIT_RUNTIME;
+	if (info_get(&nl, &info)) {
+		pnl_perror(&nl.error, "info");
+		ret = EXIT_RUNTIME;
+	} else if (json) {
+		json_info(stdout, &info);
+	} else {
+		format_info(stdout, &info);
+	}
+	pnl_close(&nl);
+	return ret;
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2pmap monitor [--json] [--count N] [--timeout SECONDS]: print the
+ * events of the "events" multicast group, one line each, as they come.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <netlink/genl/ctrl.h>
+
+#include "cmd.h"
+#include "event.h"
+#include "format.h"
+#include "format_json.h"
+#include "nl.h"
+
+#define MONITOR_USAGE "usage: p2pmap monitor [--json] [--count N] [--timeout SECONDS]"
+#define MONITOR_RCVBUF	(1 << 20)
+
+struct monitor {
+	int family;
+	bool json;
+	unsigned long count;		/* 0: no limit */
+	unsigned long seen;
+	struct p2pmap_event ev;
+};
+
+static int monitor_msg(struct nl_msg *msg, void *arg)
+{
+	struct monitor *m = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	bool shown;
+
+	if (nlh->nlmsg_type != m->family || event_parse(nlh, &m->ev))
+		return NL_SKIP;
+	shown = m->json ? json_event(stdout, &m->ev) :
+			  format_event(stdout, &m->ev);
+	fflush(stdout);
+	if (shown && m->count && ++m->seen >= m->count)
+		return NL_STOP;
+	return NL_OK;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int parse_args(int argc, char **argv, struct monitor *m,
+		      double *timeout)
+{
+	unsigned long v;
+	char *end;
+	int i;
+
+	*timeout = -1;
+	for (i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "--count") ||
+		     !strcmp(argv[i], "--timeout")) && i + 1 == argc) {
+			fprintf(stderr, "p2pmap: %s needs a value; %s\n",
+				argv[i], MONITOR_USAGE);
+			return -1;
+		}
+		if (!strcmp(argv[i], "--json")) {
+			m->json = true;
+		} else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
+			errno = 0;
+			v = strtoul(argv[++i], &end, 10);
+			if (errno || end == argv[i] || *end || !v ||
+			    argv[i][0] == '-') {
+				fprintf(stderr, "p2pmap: invalid count \"%s\" (a positive number)\n",
+					argv[i]);
+				return -1;
+			}
+			m->count = v;
+		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			errno = 0;
+			*timeout = strtod(argv[++i], &end);
+			if (errno || end == argv[i] || *end ||
+			    !(*timeout >= 0) || *timeout > INT_MAX / 1000) {
+				fprintf(stderr, "p2pmap: invalid timeout \"%s\" (seconds)\n",
+					argv[i]);
+				return -1;
+			}
+		} else {
+			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
+				argv[i], MONITOR_USAGE);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The events socket, joined to the group; NULL after printing why not. */
+static struct nl_sock *events_socket(struct p2pmap_nl *nl, struct monitor *m)
+{
+	struct pnl_error e = { .err = -EPERM };
+	struct nl_sock *sk;
+	int grp, err;
+
+	grp = genl_ctrl_resolve_grp(nl->sk, P2PMAP_GENL_NAME,
+				    P2PMAP_MCGRP_EVENTS);
+	if (grp < 0) {
+		fprintf(stderr, "p2pmap: monitor: cannot resolve multicast group \"%s\": %s\n",
+			P2PMAP_MCGRP_EVENTS, nl_geterror(grp));
+		return NULL;
+	}
+	sk = nl_socket_alloc();
+	if (!sk) {
+		fprintf(stderr, "p2pmap: cannot allocate netlink socket\n");
+		return NULL;
+	}
+	nl_socket_disable_seq_check(sk);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, monitor_msg, m);
+	err = genl_connect(sk);
+	if (err < 0) {
+		fprintf(stderr, "p2pmap: cannot connect to generic netlink: %s\n",
+			nl_geterror(err));
+		goto fail;
+	}
+	nl_socket_set_buffer_size(sk, MONITOR_RCVBUF, 0);
+	err = nl_socket_add_membership(sk, grp);
+	if (err == -NLE_PERM) {
+		snprintf(e.msg, sizeof(e.msg),
+			 "joining the %s group needs CAP_NET_ADMIN",
+			 P2PMAP_MCGRP_EVENTS);
+		pnl_perror(&e, "monitor");
+		goto fail;
+	} else if (err < 0) {
+		fprintf(stderr, "p2pmap: monitor: cannot join the %s group: %s\n",
+			P2PMAP_MCGRP_EVENTS, nl_geterror(err));
+		goto fail;
+	}
+	return sk;
+fail:
+	nl_socket_free(sk);
+	return NULL;
+}
+
+int cmd_monitor(int argc, char **argv)
+{
+	struct monitor *m = calloc(1, sizeof(*m));
+	double timeout, deadline = 0, left;
+	struct p2pmap_nl nl;
+	struct nl_sock *sk = NULL;
+	struct pollfd pfd;
+	int ret = EXIT_RUNTIME, err, n;
+
+	if (!m) {
+		fprintf(stderr, "p2pmap: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	if (parse_args(argc, argv, m, &timeout)) {
+		free(m);
+		return EXIT_USAGE;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (pnl_open_required(&nl)) {
+		free(m);
+		return EXIT_RUNTIME;
+	}
+	m->family = nl.family;
+	sk = events_socket(&nl, m);
+	pnl_close(&nl);		/* only needed to resolve the group */
+	if (!sk)
+		goto out;
+
+	cmd_catch_signals();
+	if (timeout >= 0)
+		deadline = now_s() + timeout;
+	pfd.fd = nl_socket_get_fd(sk);
+	pfd.events = POLLIN;
+	for (;;) {
+		left = timeout >= 0 ? deadline - now_s() : -1;
+		if (timeout >= 0 && left <= 0)
+			break;
+		n = poll(&pfd, 1, left < 0 ? -1 : (int)(left * 1000) + 1);
+		if (cmd_stopped())
+			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "p2pmap: monitor: poll: %s\n",
+				strerror(errno));
+			goto out;
+		}
+		if (!n)
+			continue;	/* the deadline is checked above */
+		err = nl_recvmsgs_default(sk);
+		if (err == -NLE_NOMEM) {
+			/* ENOBUFS: the kernel dropped events for us. */
+			fprintf(stderr, "p2pmap: monitor: events lost (receive buffer overrun)\n");
+		} else if (err < 0) {
+			fprintf(stderr, "p2pmap: monitor: %s\n",
+				nl_geterror(err));
+			goto out;
+		}
+		if (m->count && m->seen >= m->count)
+			break;
+	}
+	ret = EXIT_OK;
+out:
+	if (sk)
+		nl_socket_free(sk);
+	pnl_close(&nl);
+	free(m);
+	return ret;
+}

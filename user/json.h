@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A tiny streaming JSON writer: compact output on one line, commas placed
+ * by the writer.  Strings are escaped; bytes that are not valid UTF-8 are
+ * written as U+FFFD, so the output always parses.
+ */
+#ifndef P2PMAP_JSON_H
+#define P2PMAP_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH	16
+
+struct json {
+	FILE *f;
+	unsigned int depth;
+	bool need_comma[JSON_MAX_DEPTH];
+	bool after_key;			/* a value completes "key": */
+};
+
+void json_init(struct json *j, FILE *f);
+
+void json_obj_begin(struct json *j);
+void json_obj_end(struct json *j);
+void json_arr_begin(struct json *j);
+void json_arr_end(struct json *j);
+
+/* An object member's key; the next call writes its value. */
+void json_key(struct json *j, const char *key);
+
+/* A string; NULL writes null. */
+void json_str(struct json *j, const char *s);
+/* As json_str(), but "" writes null too. */
+void json_str_or_null(struct json *j, const char *s);
+void json_u64(struct json *j, uint64_t v);
+void json_s64(struct json *j, int64_t v);
+void json_bool(struct json *j, bool v);
+void json_null(struct json *j);
+/* "0x<hex>": addresses survive readers that hold numbers as doubles. */
+void json_hex(struct json *j, uint64_t v);
+
+/* Write @s as a quoted, escaped JSON string. */
+void json_write_string(FILE *f, const char *s);
+
+#endif /* P2PMAP_JSON_H */
