@@ -13,6 +13,11 @@
 #define P2PMAP_WHY_TGT_OWNED \
 	"target is not on its default domain (owned by VFIO/iommufd or blocked)"
 
+#define P2PMAP_WHY_INIT_POLICY \
+	"initiator is not admitted by the policy (p2pmap list --json: admit_reason)"
+#define P2PMAP_WHY_TGT_POLICY \
+	"target is not admitted by the policy (p2pmap list --json: admit_reason)"
+
 LIST_HEAD(p2pmap_links);
 
 struct p2pmap_link *p2pmap_link_find(const char *initiator, const char *target)
@@ -98,6 +103,7 @@ static enum p2pmap_link_state p2pmap_link_want(struct p2pmap_link *link,
 					       const char **reason)
 {
 	enum p2pmap_domain d;
+	const char *why;
 
 	if (p2pmap_dying) {
 		*reason = "p2pmap is unloading";
@@ -118,6 +124,12 @@ static enum p2pmap_link_state p2pmap_link_want(struct p2pmap_link *link,
 		*reason = !init->bound ? "initiator has no driver" :
 					 "target has no driver";
 		return P2PMAP_LINK_PENDING;
+	}
+	if (!p2pmap_policy_admits(init, &why) ||
+	    !p2pmap_policy_admits(tgt, &why)) {
+		*reason = p2pmap_policy_admits(init, &why) ?
+			P2PMAP_WHY_TGT_POLICY : P2PMAP_WHY_INIT_POLICY;
+		return P2PMAP_LINK_BLOCKED;
 	}
 	if (p2pmap_domain_owned(p2pmap_domain_of(tgt->pdev))) {
 		*reason = P2PMAP_WHY_TGT_OWNED;

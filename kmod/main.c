@@ -32,6 +32,9 @@ static int __init p2pmap_init(void)
 {
 	int err;
 
+	err = p2pmap_policy_init();
+	if (err)
+		return err;
 	err = p2pmap_sysfs_init();
 	if (err)
 		return err;

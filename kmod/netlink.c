@@ -16,6 +16,15 @@ static const struct nla_policy p2pmap_dev_policy[P2PMAP_A_DEV_MAX + 1] = {
 static const struct nla_policy p2pmap_info_policy[P2PMAP_A_INFO_MAX + 1] = {
 };
 
+#define P2PMAP_POLICY_STR { .type = NLA_NUL_STRING, .len = P2PMAP_POLICY_LEN - 1 }
+
+static const struct nla_policy p2pmap_policy_policy[P2PMAP_A_POLICY_MAX + 1] = {
+	[P2PMAP_A_POLICY_DRIVERS] = P2PMAP_POLICY_STR,
+	[P2PMAP_A_POLICY_VENDORS] = P2PMAP_POLICY_STR,
+	[P2PMAP_A_POLICY_CLASSES] = P2PMAP_POLICY_STR,
+	[P2PMAP_A_POLICY_NUMA_NODES] = P2PMAP_POLICY_STR,
+};
+
 static const struct nla_policy p2pmap_link_policy[P2PMAP_A_LINK_MAX + 1] = {
 	[P2PMAP_A_LINK_INITIATOR] = P2PMAP_ADDR_POLICY,
 	[P2PMAP_A_LINK_TARGET] = P2PMAP_ADDR_POLICY,
@@ -64,6 +73,19 @@ static const struct genl_ops p2pmap_ops[] = {
 		.doit = p2pmap_nl_faults_reset,
 		.policy = p2pmap_dev_policy,
 		.maxattr = P2PMAP_A_DEV_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = P2PMAP_CMD_POLICY_GET,
+		.doit = p2pmap_nl_policy_get,
+		.policy = p2pmap_policy_policy,
+		.maxattr = P2PMAP_A_POLICY_MAX,
+	},
+	{
+		.cmd = P2PMAP_CMD_POLICY_SET,
+		.doit = p2pmap_nl_policy_set,
+		.policy = p2pmap_policy_policy,
+		.maxattr = P2PMAP_A_POLICY_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -26,6 +26,10 @@ int p2pmap_nl_link_add(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_nl_link_del(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_link_put_attrs(struct sk_buff *skb, const struct p2pmap_link *link);
 
+/* netlink_policy.c: P2PMAP_CMD_POLICY_{GET,SET} */
+int p2pmap_nl_policy_get(struct sk_buff *skb, struct genl_info *info);
+int p2pmap_nl_policy_set(struct sk_buff *skb, struct genl_info *info);
+
 /* netlink_info.c: P2PMAP_CMD_INFO_GET */
 int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info);
 

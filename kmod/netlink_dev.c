@@ -87,6 +87,7 @@ static int p2pmap_dev_put_peers(struct sk_buff *skb, struct p2pmap_dev *dev)
 int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev)
 {
 	struct pci_dev *pdev = dev->pdev;
+	const char *why;
 	int i;
 
 	if (nla_put_string(skb, P2PMAP_A_DEV_ADDR, dev->addr) ||
@@ -100,6 +101,10 @@ int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev)
 		return -EMSGSIZE;
 	if (dev->bound &&
 	    nla_put_string(skb, P2PMAP_A_DEV_DRIVER, dev->driver))
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, P2PMAP_A_DEV_ADMITTED,
+			p2pmap_policy_admits(dev, &why)) ||
+	    (why && nla_put_string(skb, P2PMAP_A_DEV_ADMIT_REASON, why)))
 		return -EMSGSIZE;
 	for (i = 0; i < PCI_STD_NUM_BARS; i++)
 		if (dev->bars[i].size && p2pmap_put_bar(skb, i, &dev->bars[i]))

@@ -193,6 +193,26 @@ int p2pmap_sysfs_dev_add(struct p2pmap_dev *dev);
 int p2pmap_sysfs_link_add(struct p2pmap_link *link);
 void p2pmap_dev_release(struct kobject *kobj);
 
+/* policy.c: which devices p2pmap will ever link */
+enum p2pmap_policy_list {
+	P2PMAP_POLICY_DRIVERS,
+	P2PMAP_POLICY_VENDORS,
+	P2PMAP_POLICY_CLASSES,
+	P2PMAP_POLICY_NUMA,
+};
+
+struct p2pmap_policy {
+	char drivers[P2PMAP_POLICY_LEN];
+	char vendors[P2PMAP_POLICY_LEN];
+	char classes[P2PMAP_POLICY_LEN];
+	char numa_nodes[P2PMAP_POLICY_LEN];
+};
+
+extern struct p2pmap_policy p2pmap_policy;
+int p2pmap_policy_init(void);
+int p2pmap_policy_list_valid(enum p2pmap_policy_list kind, const char *s);
+bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why);
+
 /* notifier.c */
 int p2pmap_notifier_register(void);
 void p2pmap_notifier_unregister(void);

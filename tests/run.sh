@@ -1,7 +1,9 @@
 #!/bin/bash
 # run.sh: every test of p2pmap (what "make check" runs).
 #   1. unit tests of the CLI (no kernel needed)
-#   2. static checks of the module (W=1, sparse, checkpatch)
+#   2. static checks of the module (W=1, sparse, checkpatch); the module
+#      built through DKMS for each kernel; a W=1 build against Debian
+#      trixie-backports' 7.x headers in a chroot (tests/newer-kernel.sh)
 #   3. the VM suites: each installed Debian kernel (6.1 and 6.12 at least)
 #      with VT-d and with AMD-Vi emulation
 # Each test prints one TAP line; the last line is "N passed, N failed".
@@ -47,7 +49,13 @@ done
 for k in $kernels; do
 	"$top/tests/vm/build.sh" "$k" >"$logs/build-$k.log" 2>&1
 	result $? "module, test driver and initramfs build for $k"
+	# build.sh starts from an empty DKMS tree: a module there is this run's.
+	dko=$(ls "$top/build/$k/dkms/tree/p2pmap/$(cat "$top/VERSION")/$k"/*/module/p2pmap.ko* 2>/dev/null)
+	[ -n "$dko" ] && [ "$(modinfo -F srcversion "$dko")" = \
+		"$(modinfo -F srcversion "$top/build/$k/kmod/p2pmap.ko")" ]
+	result $? "DKMS built p2pmap for $k (the module the VMs load)"
 done
+count "[7.x]" < <("$top/tests/newer-kernel.sh")
 count "[static]" < <("$top/tests/static-checks.sh")
 count "[spec]" < <("$top/tests/spec/test-sync.sh")
 ynl=$("$top/tests/tools.sh" ynl)
@@ -74,6 +82,8 @@ for k in $kernels; do
 	vm "$k" amd gpus4 core
 	vm "$k" vtd gpus4 faults
 	vm "$k" amd gpus4 faults
+	vm "$k" vtd gpus4 tenants
+	vm "$k" amd gpus4 tenants
 done
 
 echo "$pass passed, $fail failed"

@@ -22,7 +22,7 @@ expect "no p2pmap: raw write A->B is lost" "$(peer_write $A $B)" $LOST
 
 # --- 2. a link makes A->B work, and only A->B.
 trace_enable
-check "p2pmap loads" insmod /modules/p2pmap/p2pmap.ko
+check "p2pmap loads" insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
 expect "link add A B reports mapped" "$(p2pmap link add $A $B)" \
 	"link $A -> $B: mapped"
 expect "A->B: raw read returns the id register" "$(peer_read $A $B)" $ID
@@ -150,7 +150,7 @@ check "no kernel WARNING or BUG in the log" kernel_log_clean
 # --- 7b. negative control: the pressure test does catch a missing guard.
 # D's domain is used: A's IOVA caches still hold the IOVAs of the run above.
 if [ -n "$E" ] && [ -e /modules/p2pmap-debug/p2pmap.ko ]; then
-	insmod /modules/p2pmap-debug/p2pmap.ko debug_skip_iova_guard=1
+	insmod /modules/p2pmap-debug/p2pmap.ko drivers=p2ptest debug_skip_iova_guard=1
 	p2pmap link add $D $E >/dev/null
 	res=$(p2pt pressure $D $E 260)
 	echo "# pressure without the guard: $res"
@@ -162,9 +162,9 @@ fi
 # --- boot-time links: the "links" parameter, before any driver binds.
 rmmod p2ptest
 check "p2pmap refuses a malformed links parameter" \
-	sh -c "! insmod /modules/p2pmap/p2pmap.ko 'links=$A>zz' 2>/dev/null"
+	sh -c "! insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest 'links=$A>zz' 2>/dev/null"
 check "p2pmap loads with links naming an absent device" \
-	insmod /modules/p2pmap/p2pmap.ko "links=$A>$B,$B>$A/0x1,$A>0000:09:00.0"
+	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest "links=$A>$B,$B>$A/0x1,$A>0000:09:00.0"
 expect "boot link A->B waits for drivers" "$(link_state $A $B)" pending
 expect "boot link to an absent device is pending" \
 	"$(link_state $A 0000:09:00.0)" pending

@@ -8,7 +8,7 @@ say() { printf '\n== %s\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 
 insmod /modules/p2ptest/p2ptest.ko
-insmod /modules/p2pmap/p2pmap.ko
+insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
 sleep 0.2
 say "An emulated host: 4 stand-in GPUs (QEMU edu) on pcie.0 and one behind a second host bridge, IOMMU: $IOMMU, kernel $KVER"
 run p2pmap list

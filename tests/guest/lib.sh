@@ -155,3 +155,8 @@ ynl_p2pmap() {
 json_true() {
 	python3 /tests/json_true.py "$1"
 }
+
+# links_in STATE: how many links "p2pmap status" shows in STATE.
+links_in() {
+	p2pmap status | awk -v s="$1" '$2 == "->" && $4 == s' | wc -l
+}

@@ -524,6 +524,19 @@ static int p2p_cmd_pair(int argc, char **argv)
 	return ret;
 }
 
+/* Initiator by address: a device bound to p2ptest, or NULL. */
+static struct p2p_dev *p2p_initiator(const char *addr)
+{
+	struct pci_dev *pa = p2p_get_pdev(addr);
+	struct p2p_dev *a;
+
+	if (IS_ERR_OR_NULL(pa))
+		return NULL;
+	a = p2p_find_dev(pa);
+	pci_dev_put(pa);
+	return a;
+}
+
 /*
  * fault A ADDR COUNT read|write: report COUNT faults of A at ADDR through
  * report_iommu_fault(), as the AMD-Vi driver does for each DMA fault (QEMU's
@@ -532,17 +545,11 @@ static int p2p_cmd_pair(int argc, char **argv)
 static int p2p_cmd_fault(char **argv)
 {
 	struct iommu_domain *dom;
-	struct pci_dev *pa;
-	struct p2p_dev *a;
+	struct p2p_dev *a = p2p_initiator(argv[1]);
 	u32 count, i;
 	int flags;
 	u64 addr;
 
-	pa = p2p_get_pdev(argv[1]);
-	if (IS_ERR(pa))
-		return PTR_ERR(pa);
-	a = pa ? p2p_find_dev(pa) : NULL;
-	pci_dev_put(pa);
 	if (!a)
 		return -ENODEV;
 	if (kstrtou64(argv[2], 0, &addr) || kstrtou32(argv[3], 0, &count) ||
@@ -563,6 +570,69 @@ static int p2p_cmd_fault(char **argv)
 			cond_resched();
 	}
 	scnprintf(p2p_result, sizeof(p2p_result), "reported=%u\n", count);
+	return 0;
+}
+
+/*
+ * dmawrite A ADDR PATTERN: A DMA-writes the u32 PATTERN to bus address ADDR,
+ * raw, with nothing checked afterwards (the target may be owned by VFIO or
+ * be memory, not an edu).
+ */
+static int p2p_cmd_dmawrite(char **argv)
+{
+	struct p2p_dev *a = p2p_initiator(argv[1]);
+	u32 pattern;
+	u64 addr;
+	int ret;
+
+	if (!a)
+		return -ENODEV;
+	if (kstrtou64(argv[2], 0, &addr) || kstrtou32(argv[3], 16, &pattern))
+		return -EINVAL;
+	ret = edu_load(a, pattern);
+	if (!ret)
+		ret = edu_dma(a, EDU_BUF, addr, EDU_CMD_TO_PCI);
+	if (!ret)
+		scnprintf(p2p_result, sizeof(p2p_result), "done\n");
+	return ret;
+}
+
+/*
+ * xlate DEV IOVA: what IOVA translates to in the domain DEV is attached to
+ * now (0: nothing), read with iommu_iova_to_phys(): an independent check of
+ * what p2pmap says it mapped.  DEV need not be bound to p2ptest.
+ */
+static int p2p_cmd_xlate(char **argv)
+{
+	struct iommu_domain *dom;
+	struct pci_dev *pdev;
+	u64 iova;
+
+	if (kstrtou64(argv[2], 0, &iova))
+		return -EINVAL;
+	pdev = p2p_get_pdev(argv[1]);
+	if (IS_ERR_OR_NULL(pdev))
+		return -ENODEV;
+	dom = iommu_get_domain_for_dev(&pdev->dev);
+	scnprintf(p2p_result, sizeof(p2p_result), "0x%llx\n",
+		  dom ? (u64)iommu_iova_to_phys(dom, iova) : 0ULL);
+	pci_dev_put(pdev);
+	return 0;
+}
+
+/* peek PHYS: read a u32 at a physical MMIO address from the CPU. */
+static int p2p_cmd_peek(char **argv)
+{
+	void __iomem *p;
+	u64 phys;
+
+	if (kstrtou64(argv[1], 0, &phys) || !IS_ALIGNED(phys, 4))
+		return -EINVAL;
+	p = ioremap(phys, 4);
+	if (!p)
+		return -ENOMEM;
+	scnprintf(p2p_result, sizeof(p2p_result), "0x%08x\n", readl(p));
+	iounmap(p);
 	return 0;
 }
 
@@ -598,6 +668,12 @@ static int p2p_run(char *line)
 		return p2p_cmd_devices();
 	if (!strcmp(argv[0], "fault") && argc == 5)
 		return p2p_cmd_fault(argv);
+	if (!strcmp(argv[0], "dmawrite") && argc == 4)
+		return p2p_cmd_dmawrite(argv);
+	if (!strcmp(argv[0], "xlate") && argc == 3)
+		return p2p_cmd_xlate(argv);
+	if (!strcmp(argv[0], "peek") && argc == 2)
+		return p2p_cmd_peek(argv);
 	if (p2p_pair_verb(argv[0]) && argc >= 3)
 		return p2p_cmd_pair(argc, argv);
 	pr_info("unknown command or wrong argument count: '%s'\n", argv[0]);

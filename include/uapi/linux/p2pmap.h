@@ -50,6 +50,28 @@
  *	its (initiator, target) pair, which also exists for pairs that have
  *	no link.
  *
+ * P2PMAP_CMD_POLICY_GET (do)
+ *	Reply (enum p2pmap_policy_attr): the admission policy.
+ *
+ * P2PMAP_CMD_POLICY_SET (do, CAP_NET_ADMIN in the initial user namespace)
+ *	Request: any of the policy attributes; those given replace the
+ *	current value ("" clears a filter), the others are kept.  Every link
+ *	is re-evaluated at once: links whose devices are no longer admitted
+ *	are unmapped before the reply.  EINVAL (with the attribute named) for
+ *	a malformed list; nothing changes then.
+ *
+ * Admission policy
+ *	p2pmap maps a link only when both devices are admitted: bound to a
+ *	driver named in the driver allowlist (default "nvidia"), never to a
+ *	driver that manages DMA itself (vfio-pci and every driver_managed_dma
+ *	driver), and, when those filters are set, with a vendor id in the
+ *	vendor list, a class in the class list and a NUMA node in the node
+ *	list.  A link with a device that is not admitted is BLOCKED, with the
+ *	reason.  Lists are comma-separated: drivers by name, vendors as 4 hex
+ *	digits ("10de"), classes as 2, 4 or 6 hex digits matched as a prefix
+ *	of the 24-bit class code ("03" display, "0302" 3D controller), NUMA
+ *	nodes as decimal numbers.
+ *
  * Fault accounting
  *	An IOMMU fault is charged to the device that issued the DMA.  If its
  *	address falls in a memory BAR of another tracked device, it is also
@@ -120,6 +142,8 @@ enum p2pmap_cmd {
 	P2PMAP_CMD_LINK_NTF,
 	P2PMAP_CMD_LINK_DEL_NTF,
 	P2PMAP_CMD_FAULT_NTF,
+	P2PMAP_CMD_POLICY_GET,
+	P2PMAP_CMD_POLICY_SET,
 
 	__P2PMAP_CMD_MAX
 };
@@ -199,6 +223,8 @@ enum p2pmap_dev_attr {
 	P2PMAP_A_DEV_FAULT_LAST_TIME,	/* u64, ns, CLOCK_REALTIME */
 	P2PMAP_A_DEV_FAULT_SOURCES,	/* u32, P2PMAP_FAULT_SRC_* seen */
 	P2PMAP_A_DEV_PEER,		/* nest p2pmap_peer_attr, repeated */
+	P2PMAP_A_DEV_ADMITTED,		/* u32, 1 if the policy admits it */
+	P2PMAP_A_DEV_ADMIT_REASON,	/* string, why not, when not admitted */
 
 	__P2PMAP_A_DEV_MAX
 };
@@ -285,5 +311,21 @@ enum p2pmap_info_attr {
 };
 
 #define P2PMAP_A_INFO_MAX (__P2PMAP_A_INFO_MAX - 1)
+
+/* P2PMAP_CMD_POLICY_GET / P2PMAP_CMD_POLICY_SET */
+enum p2pmap_policy_attr {
+	P2PMAP_A_POLICY_UNSPEC,
+	P2PMAP_A_POLICY_DRIVERS,	/* string, "nvidia,..." */
+	P2PMAP_A_POLICY_VENDORS,	/* string, "10de,..." or "" (any) */
+	P2PMAP_A_POLICY_CLASSES,	/* string, "0302,..." or "" (any) */
+	P2PMAP_A_POLICY_NUMA_NODES,	/* string, "0,1" or "" (any) */
+
+	__P2PMAP_A_POLICY_MAX
+};
+
+#define P2PMAP_A_POLICY_MAX (__P2PMAP_A_POLICY_MAX - 1)
+
+/* Longest policy list string, with its NUL. */
+#define P2PMAP_POLICY_LEN	256
 
 #endif /* _UAPI_LINUX_P2PMAP_H */

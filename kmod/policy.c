@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The admission policy: which devices p2pmap will ever link.  A device is
+ * admitted when it is bound to a driver in the driver allowlist, that
+ * driver does not manage DMA itself (vfio-pci, any driver_managed_dma
+ * driver: never), and it passes the optional vendor, class and NUMA node
+ * filters.  Set at load by module parameters, at run time over netlink.
+ * Read and written under p2pmap_lock.
+ */
+#include <linux/ctype.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include "p2pmap.h"
+
+static char *drivers = "nvidia";
+module_param(drivers, charp, 0444);
+MODULE_PARM_DESC(drivers, "driver allowlist, comma-separated (default nvidia)");
+static char *vendors = "";
+module_param(vendors, charp, 0444);
+MODULE_PARM_DESC(vendors, "admit only these PCI vendor ids, e.g. 10de (default any)");
+static char *classes = "";
+module_param(classes, charp, 0444);
+MODULE_PARM_DESC(classes, "admit only these class code prefixes, e.g. 0302 (default any)");
+static char *numa_nodes = "";
+module_param(numa_nodes, charp, 0444);
+MODULE_PARM_DESC(numa_nodes, "admit only devices on these NUMA nodes, e.g. 0 (default any)");
+
+struct p2pmap_policy p2pmap_policy;
+
+/* One list item: does @item (length @len) fit the grammar of @kind? */
+static bool p2pmap_item_valid(enum p2pmap_policy_list kind, const char *item,
+			      size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = item[i];
+
+		switch (kind) {
+		case P2PMAP_POLICY_DRIVERS:
+			if (!isalnum(c) && c != '_' && c != '-' && c != '.')
+				return false;
+			break;
+		case P2PMAP_POLICY_NUMA:
+			if (!isdigit(c) || len > 4)
+				return false;
+			break;
+		default:
+			if (!isxdigit(c))
+				return false;
+		}
+	}
+	if (kind == P2PMAP_POLICY_VENDORS)
+		return len == 4;
+	if (kind == P2PMAP_POLICY_CLASSES)
+		return len == 2 || len == 4 || len == 6;
+	return true;
+}
+
+/* A comma-separated list of valid items, or "" (any). */
+int p2pmap_policy_list_valid(enum p2pmap_policy_list kind, const char *s)
+{
+	const char *comma;
+
+	if (strlen(s) >= P2PMAP_POLICY_LEN)
+		return -EINVAL;
+	while (*s) {
+		comma = strchrnul(s, ',');
+		if (!p2pmap_item_valid(kind, s, comma - s))
+			return -EINVAL;
+		s = *comma ? comma + 1 : comma;
+		if (*comma && !*s)
+			return -EINVAL;		/* trailing comma */
+	}
+	return 0;
+}
+
+/* Is @word (length @len) an item of the list @list? */
+static bool p2pmap_list_has(const char *list, const char *word, size_t len,
+			    bool prefix)
+{
+	while (*list) {
+		const char *comma = strchrnul(list, ',');
+		size_t n = comma - list;
+
+		if ((prefix ? n <= len : n == len) &&
+		    !strncasecmp(list, word, n))
+			return true;
+		list = *comma ? comma + 1 : comma;
+	}
+	return false;
+}
+
+/*
+ * Is @dev admitted?  If not, *why says why (a static string).  Call under
+ * p2pmap_lock.
+ */
+bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why)
+{
+	const struct p2pmap_policy *p = &p2pmap_policy;
+	struct pci_dev *pdev = dev->pdev;
+	char buf[8];
+	int node;
+
+	if (!dev->bound) {
+		*why = "no driver bound";
+		return false;
+	}
+	if (dev->dma_owned) {
+		*why = "its driver manages DMA itself (VFIO or similar): never admitted";
+		return false;
+	}
+	if (!p2pmap_list_has(p->drivers, dev->driver, strlen(dev->driver),
+			     false)) {
+		*why = "its driver is not in the driver allowlist";
+		return false;
+	}
+	snprintf(buf, sizeof(buf), "%04x", pdev->vendor);
+	if (*p->vendors && !p2pmap_list_has(p->vendors, buf, 4, false)) {
+		*why = "its vendor is not in the vendor list";
+		return false;
+	}
+	snprintf(buf, sizeof(buf), "%06x", pdev->class);
+	if (*p->classes && !p2pmap_list_has(p->classes, buf, 6, true)) {
+		*why = "its class is not in the class list";
+		return false;
+	}
+	node = dev_to_node(&pdev->dev);
+	snprintf(buf, sizeof(buf), "%d", node);
+	if (*p->numa_nodes &&
+	    (node < 0 || !p2pmap_list_has(p->numa_nodes, buf, strlen(buf),
+					  false))) {
+		*why = "its NUMA node is not in the node list";
+		return false;
+	}
+	*why = NULL;
+	return true;
+}
+
+/* The module parameters become the initial policy. */
+int p2pmap_policy_init(void)
+{
+	struct p2pmap_policy *p = &p2pmap_policy;
+
+	if (p2pmap_policy_list_valid(P2PMAP_POLICY_DRIVERS, drivers) ||
+	    p2pmap_policy_list_valid(P2PMAP_POLICY_VENDORS, vendors) ||
+	    p2pmap_policy_list_valid(P2PMAP_POLICY_CLASSES, classes) ||
+	    p2pmap_policy_list_valid(P2PMAP_POLICY_NUMA, numa_nodes)) {
+		pr_err("malformed policy parameter: drivers=\"%s\" vendors=\"%s\" classes=\"%s\" numa_nodes=\"%s\"\n",
+		       drivers, vendors, classes, numa_nodes);
+		return -EINVAL;
+	}
+	strscpy(p->drivers, drivers, sizeof(p->drivers));
+	strscpy(p->vendors, vendors, sizeof(p->vendors));
+	strscpy(p->classes, classes, sizeof(p->classes));
+	strscpy(p->numa_nodes, numa_nodes, sizeof(p->numa_nodes));
+	return 0;
+}
