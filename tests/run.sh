@@ -3,7 +3,9 @@
 #   1. unit tests of the CLI (no kernel needed)
 #   2. static checks of the module (W=1, sparse, checkpatch); the module
 #      built through DKMS for each kernel; a W=1 build against Debian
-#      trixie-backports' 7.x headers in a chroot (tests/newer-kernel.sh)
+#      trixie-backports' 7.x headers in a chroot (tests/newer-kernel.sh);
+#      make install / make uninstall (tests/install/run.sh; skipped where
+#      p2pmap is already installed)
 #   3. the VM suites: each installed Debian kernel (6.1 and 6.12 at least)
 #      with VT-d and with AMD-Vi emulation
 # Each test prints one TAP line; the last line is "N passed, N failed".
@@ -39,6 +41,8 @@ result() {
 make -s -C "$top/user" >"$logs/user-build.log" 2>&1
 result $? "CLI builds with -Werror"
 count "[unit]" < <(make -s -C "$top/user" test 2>&1)
+count "[verify]" < <("$top/tests/verify/run.sh" 2>&1)
+count "[man]" < <("$top/tests/man/run.sh" 2>&1)
 
 kernels=$("$top/tests/kernels.sh")
 for series in 6.1. 6.12.; do
@@ -56,6 +60,7 @@ for k in $kernels; do
 	result $? "DKMS built p2pmap for $k (the module the VMs load)"
 done
 count "[7.x]" < <("$top/tests/newer-kernel.sh")
+count "[install]" < <("$top/tests/install/run.sh")
 count "[static]" < <("$top/tests/static-checks.sh")
 count "[spec]" < <("$top/tests/spec/test-sync.sh")
 ynl=$("$top/tests/tools.sh" ynl)
@@ -84,6 +89,9 @@ for k in $kernels; do
 	vm "$k" amd gpus4 faults
 	vm "$k" vtd gpus4 tenants
 	vm "$k" amd gpus4 tenants
+	vm "$k" vtd numa2 topology
+	vm "$k" vtd bigbar bigbar
+	vm "$k" amd bigbar bigbar
 done
 
 echo "$pass passed, $fail failed"

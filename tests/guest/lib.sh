@@ -78,6 +78,8 @@ dmar_faults_at() {
 
 # No kernel warning or bug in the log so far.
 kernel_log_clean() {
+	dmesg | grep -E -A12 'WARNING:|BUG:|Oops|general protection' |
+		sed 's/^/# dmesg: /' | head -40
 	! dmesg | grep -qE 'WARNING:|BUG:|Oops|general protection'
 }
 
@@ -160,3 +162,24 @@ json_true() {
 links_in() {
 	p2pmap status | awk -v s="$1" '$2 == "->" && $4 == s' | wc -l
 }
+
+# hp_dev ROOTPORT: the device behind a hot-plug root port, if any.
+hp_dev() {
+	for d in /sys/bus/pci/devices/$1/0000:[0-9a-f][0-9a-f]:00.0; do
+		[ -e "$d" ] && basename "$d"
+	done | head -1
+}
+
+# wait_until 'SHELL TEST' [SECONDS]: poll until the test holds.
+wait_until() {
+	n=$((${2:-10} * 20))
+	while [ $n -gt 0 ]; do
+		eval "$1" && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+
+wait_for_dev() { wait_until "[ -n \"\$(hp_dev $1)\" ]" "${2:-10}"; }
+wait_for_gone() { wait_until "[ ! -e /sys/bus/pci/devices/$1 ]" "${2:-10}"; }

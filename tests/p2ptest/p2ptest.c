@@ -620,6 +620,22 @@ static int p2p_cmd_xlate(char **argv)
 	return 0;
 }
 
+/* pgsizes DEV: the page sizes of the domain DEV is attached to. */
+static int p2p_cmd_pgsizes(char **argv)
+{
+	struct iommu_domain *dom;
+	struct pci_dev *pdev;
+
+	pdev = p2p_get_pdev(argv[1]);
+	if (IS_ERR_OR_NULL(pdev))
+		return -ENODEV;
+	dom = iommu_get_domain_for_dev(&pdev->dev);
+	scnprintf(p2p_result, sizeof(p2p_result), "0x%lx\n",
+		  dom ? dom->pgsize_bitmap : 0UL);
+	pci_dev_put(pdev);
+	return 0;
+}
+
 /* peek PHYS: read a u32 at a physical MMIO address from the CPU. */
 static int p2p_cmd_peek(char **argv)
 {
@@ -674,6 +690,8 @@ static int p2p_run(char *line)
 		return p2p_cmd_xlate(argv);
 	if (!strcmp(argv[0], "peek") && argc == 2)
 		return p2p_cmd_peek(argv);
+	if (!strcmp(argv[0], "pgsizes") && argc == 2)
+		return p2p_cmd_pgsizes(argv);
 	if (p2p_pair_verb(argv[0]) && argc >= 3)
 		return p2p_cmd_pair(argc, argv);
 	pr_info("unknown command or wrong argument count: '%s'\n", argv[0]);
@@ -827,6 +845,32 @@ static struct pci_driver p2p_owned_driver = {
 	.driver_managed_dma = true,
 };
 
+/*
+ * A third driver for memory-only targets (QEMU ivshmem-plain: a large
+ * 64-bit prefetchable BAR2, like a GPU's VRAM aperture).  It only enables
+ * the device, so its BARs decode; it does no DMA.
+ */
+static int p2p_mem_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	return pcim_enable_device(pdev);
+}
+
+static void p2p_mem_remove(struct pci_dev *pdev)
+{
+}
+
+static const struct pci_device_id p2p_mem_ids[] = {
+	{ PCI_DEVICE(0x1af4, 0x1110) },	/* ivshmem */
+	{ }
+};
+
+static struct pci_driver p2p_mem_driver = {
+	.name = "p2ptest-mem",
+	.id_table = p2p_mem_ids,
+	.probe = p2p_mem_probe,
+	.remove = p2p_mem_remove,
+};
+
 static int __init p2p_init(void)
 {
 	int ret;
@@ -839,8 +883,13 @@ static int __init p2p_init(void)
 	ret = pci_register_driver(&p2p_owned_driver);
 	if (ret)
 		goto err_driver;
+	ret = pci_register_driver(&p2p_mem_driver);
+	if (ret)
+		goto err_owned;
 	return 0;
 
+err_owned:
+	pci_unregister_driver(&p2p_owned_driver);
 err_driver:
 	pci_unregister_driver(&p2p_driver);
 err_dir:
@@ -852,6 +901,7 @@ static void __exit p2p_exit(void)
 {
 	/* Waits for commands in progress; none can start afterwards. */
 	debugfs_remove_recursive(p2p_dir);
+	pci_unregister_driver(&p2p_mem_driver);
 	pci_unregister_driver(&p2p_owned_driver);
 	pci_unregister_driver(&p2p_driver);
 	mutex_lock(&p2p_lock);

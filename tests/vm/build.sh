@@ -1,8 +1,10 @@
 #!/bin/bash
 # build.sh KVER: build everything a test VM for KVER needs, in build/KVER/:
-# p2pmap.ko (kmod/), its debug variant (kmod-debug/), the p2ptest driver
-# (p2ptest/) and the initramfs (initrd.cpio).  Out-of-tree builds write into
-# their source folder, so each is built in a copy.
+# p2pmap.ko as DKMS builds it (kmod/, from the DKMS tree dkms/), its debug
+# variant (kmod-debug/), the p2ptest driver (p2ptest/) and the initramfs
+# (initrd.cpio); and src/, the copy tests/static-checks.sh builds.
+# Out-of-tree builds write into their source folder, so each is built in a
+# copy.
 set -euo pipefail
 kver=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,9 +26,41 @@ kbuild() {
 	ls "$1"/*.ko >/dev/null
 }
 
+# The p2pmap.ko the VMs load is the one DKMS builds from what "make install"
+# would install (make dkms-src).  The DKMS tree is private to this kernel's
+# build folder, never the system's /var/lib/dkms or /usr/src, and is made
+# afresh each time (the sources change between runs): no "already added",
+# no stale build.  sign_file points nowhere, so dkms neither signs the
+# module nor creates its MOK key in /var/lib/dkms (unsigned modules load in
+# the test kernels).
+version=$(cat "$top/VERSION")
+dk=$out/dkms
+rm -rf "$dk"
+mkdir -p "$dk/tree" "$dk/install"
+make -s -C "$top" dkms-src DKMS_SRC="$dk/src/p2pmap-$version"
+dkms_() {
+	sign_file=/nonexistent dkms --dkmstree "$dk/tree" \
+		--sourcetree "$dk/src" --installtree "$dk/install" "$@"
+}
+dkms_ add -m p2pmap -v "$version"
+if ! dkms_ build -m p2pmap -v "$version" -k "$kver"; then
+	cat "$dk/tree/p2pmap/$version/build/make.log" 2>/dev/null
+	exit 1
+fi
+# DKMS compresses the module as the kernel's modules are (6.12: xz).
+ko=$dk/tree/p2pmap/$version/$kver/$(uname -m)/module/p2pmap.ko
+rm -rf "$out/kmod"
+mkdir -p "$out/kmod"
+if [ -e "$ko" ]; then cp "$ko" "$out/kmod/p2pmap.ko"
+elif [ -e "$ko.xz" ]; then xz -dc "$ko.xz" >"$out/kmod/p2pmap.ko"
+elif [ -e "$ko.zst" ]; then zstd -dc "$ko.zst" >"$out/kmod/p2pmap.ko"
+elif [ -e "$ko.gz" ]; then gzip -dc "$ko.gz" >"$out/kmod/p2pmap.ko"
+else echo "build.sh: DKMS left no $ko*" >&2; exit 1
+fi
+echo "build.sh: DKMS built p2pmap $version for $kver: $(ls "$ko"*)"
+
+# The tree tests/static-checks.sh builds (W=1, sparse).
 copy_tree "$out/src" "$top/kmod" "$top/include" "$top/VERSION"
-kbuild "$out/src/kmod"
-copy_tree "$out/kmod" "$out/src/kmod/p2pmap.ko"
 
 copy_tree "$out/src-debug" "$top/kmod" "$top/include" "$top/VERSION"
 kbuild "$out/src-debug/kmod" P2PMAP_DEBUG=y

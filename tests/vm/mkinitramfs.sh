@@ -115,6 +115,31 @@ if [ "${P2PMAP_WITH_PYTHON:-0}" = 1 ]; then
 	add_python
 fi
 
+# kmod's modprobe/depmod (busybox's lack softdep): boot-order tests.
+mkdir -p "$root/usr/bin" "$root/usr/sbin"
+cp /usr/bin/kmod "$root/usr/bin/kmod"
+copy_libs /usr/bin/kmod
+for t in modprobe depmod; do ln -sf ../bin/kmod "$root/usr/sbin/$t"; done
+
+# VFIO for the tenant tests: this kernel's own modules (decompressed, in
+# load order) and a static program that claims a group as QEMU would.
+mkdir -p "$root/modules/vfio"
+for m in virt/lib/irqbypass drivers/vfio/vfio drivers/vfio/vfio_virqfd \
+	 drivers/vfio/vfio_iommu_type1 drivers/vfio/pci/vfio-pci-core \
+	 drivers/vfio/pci/vfio-pci; do
+	f=/lib/modules/$kver/kernel/$m.ko
+	if [ -e "$f" ]; then
+		cp "$f" "$root/modules/vfio/"
+	elif [ -e "$f.xz" ]; then
+		xz -dc "$f.xz" >"$root/modules/vfio/$(basename "$f")"
+	else
+		continue
+	fi
+	basename "$f" >>"$root/modules/vfio/order"
+done
+gcc -static -O2 -Wall -Werror -o "$root/bin/vfio_claim" \
+	"$top/tests/vfio/vfio_claim.c"
+
 cp -r "$top/tests/guest" "$root/tests"
 cp "$top/tests/vm/init" "$root/init"
 chmod +x "$root/init"

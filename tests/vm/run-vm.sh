@@ -7,15 +7,29 @@
 #   gpus4+pxb  the same, plus a fifth edu at 41:00.0 behind its own host
 #              bridge (pxb-pcie, bus 0x40): the topology in which the kernel
 #              does not reserve a peer's BAR in an initiator's IOVA space.
+#   numa2      the four on pcie.0, and two NUMA nodes each with a host
+#              bridge of two edus (node 0: 21:00.0, 22:00.0; node 1:
+#              41:00.0, 42:00.0), plus an empty hot-plug root port
+#              (00:1c.0).  The guest asks for hot-plug by printing
+#              "P2PMAP-HOST: <monitor command>"; this script passes it to
+#              the QEMU monitor.
+#   bigbar     the four, plus ivshmem-plain devices whose BAR2 is a
+#              64 GiB prefetchable 64-bit BAR (sparse files under build/),
+#              $P2PMAP_BIGBARS of them (default 1).
 # The guest runs tests/guest/SUITE.sh; the serial console goes to LOG.
+# P2PMAP_VM_KERNEL=IMAGE boots IMAGE instead (a kernel not installed in
+# /boot, e.g. the 7.x one tests/newer-kernel.sh unpacks).
 set -euo pipefail
 kver=$1 iommu=$2 topo=$3 suite=$4 initrd=$5 log=$6
 shift 6
 
 edu="edu,dma_mask=0xffffffffffffffff"
-args=(-accel tcg -machine q35 -cpu qemu64 -smp 2 -m 1024
-      -nographic -nodefaults -serial stdio -monitor none -no-reboot
-      -kernel "/boot/vmlinuz-$kver" -initrd "$initrd")
+smp=2 cpu=qemu64
+[ "$topo" = numa2 ] && smp=2,sockets=2,cores=1,threads=1	# a socket per node
+[ "$topo" = bigbar ] && cpu=qemu64,phys-bits=44	# room for 64 GiB BARs
+args=(-accel tcg -machine q35 -cpu "$cpu" -smp "$smp" -m 1024
+      -nographic -nodefaults -serial stdio -no-reboot
+      -kernel "${P2PMAP_VM_KERNEL:-/boot/vmlinuz-$kver}" -initrd "$initrd")
 append="console=ttyS0 panic=-1 quiet vm.suite=$suite vm.iommu=$iommu"
 
 case $iommu in
@@ -35,8 +49,57 @@ gpus4+pxb)
 	args+=(-device pxb-pcie,id=pxb1,bus_nr=0x40,bus=pcie.0
 	       -device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=1
 	       -device "$edu,bus=rp1") ;;
+numa2)
+	args+=(-object memory-backend-ram,id=m0,size=512M
+	       -object memory-backend-ram,id=m1,size=512M
+	       -numa node,nodeid=0,cpus=0,memdev=m0
+	       -numa node,nodeid=1,cpus=1,memdev=m1)
+	for n in 0 1; do
+		bus=$((0x20 + n * 0x20))
+		args+=(-device "pxb-pcie,id=pxb$n,bus_nr=$bus,numa_node=$n,bus=pcie.0")
+		for p in 0 1; do
+			args+=(-device "pcie-root-port,id=rp$n$p,bus=pxb$n,chassis=$((10 + n * 2 + p)),slot=$p"
+			       -device "$edu,bus=rp$n$p")
+		done
+	done
+	args+=(-device pcie-root-port,id=rphp,bus=pcie.0,addr=0x1c,chassis=30,slot=0)
+	monitor=$(dirname "$log")/$(basename "$log" .log).mon
+	rm -f "$monitor" ;;
+bigbar)
+	args+=(-global q35-pcihost.pci-hole64-size=1T)
+	for i in $(seq "${P2PMAP_BIGBARS:-1}"); do
+		img=$(dirname "$log")/bigbar$i.img
+		rm -f "$img"
+		truncate -s 64G "$img"
+		args+=(-object "memory-backend-file,id=big$i,size=64G,mem-path=$img,share=on"
+		       -device "ivshmem-plain,memdev=big$i,bus=pcie.0,addr=$(printf 0x%x $((0x14 + i)))")
+	done ;;
 *)	echo "run-vm.sh: unknown topology $topo" >&2; exit 2 ;;
 esac
+if [ -n "${monitor:-}" ]; then
+	args+=(-monitor "unix:$monitor,server,nowait")
+else
+	args+=(-monitor none)
+fi
 
+# host_commands: pass the guest's "P2PMAP-HOST: CMD" lines to the monitor.
+host_commands() {
+	tail -n +1 -F "$log" 2>/dev/null | while IFS= read -r line; do
+		case $line in
+		*P2PMAP-HOST:*)
+			python3 "$(dirname "$0")/monitor.py" "$monitor" \
+				"$(echo "${line#*P2PMAP-HOST: }" | tr -d '\r')" \
+				>/dev/null 2>&1 ;;
+		esac
+	done
+}
+
+: >"$log"
+[ -n "${monitor:-}" ] && { host_commands 2>/dev/null & watcher=$!; }
 timeout "${P2PMAP_VM_TIMEOUT:-600}" qemu-system-x86_64 "${args[@]}" \
-	-append "$append $*" </dev/null >"$log" 2>&1 || true
+	-append "$append $*" </dev/null >>"$log" 2>&1 || true
+if [ -n "${watcher:-}" ]; then
+	pkill -P "$watcher" 2>/dev/null || true
+	kill "$watcher" 2>/dev/null || true
+	wait "$watcher" 2>/dev/null || true
+fi

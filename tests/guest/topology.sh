@@ -1,0 +1,82 @@
+#!/bin/sh
+# Topology (issue 4): NUMA nodes with their own host bridges, links across
+# host bridges (where the kernel reserves nothing for us) under IOVA
+# pressure, and hot-plug through the QEMU monitor while links churn.
+. ./lib.sh
+trap '' PIPE
+
+A=0000:00:10.0 B=0000:00:11.0
+N0A=0000:21:00.0 N0B=0000:22:00.0 N1A=0000:41:00.0 N1B=0000:42:00.0
+RP=0000:00:1c.0
+
+insmod /modules/p2ptest/p2ptest.ko
+insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+
+numa() { cat /sys/bus/pci/devices/$1/numa_node; }
+expect "node-0 host bridge: its devices are on NUMA node 0" \
+	"$(numa $N0A) $(numa $N0B)" "0 0"
+expect "node-1 host bridge: its devices are on NUMA node 1" \
+	"$(numa $N1A) $(numa $N1B)" "1 1"
+out=$(p2pmap link auto --numa 0)
+echo "$out" | sed 's/^/# /'
+check "link auto --numa 0 links the node-0 pair only" \
+	sh -c "echo '$out' | grep -q '^link auto: 2 devices, 2 links added'"
+check "link auto --numa 0 says why it skips node 1" \
+	sh -c "echo '$out' | grep -q '^skip $N1A: on NUMA node 1, not 0'"
+expect "node-0 pair mapped" "$(links_in mapped)" 2
+expect "node-0 pair works" "$(peer_read $N0A $N0B)" $ID
+expect "no path into node 1" "$(peer_read $N0A $N1A)" 0x00000000
+
+# Across host bridges: the initiator's IOVA allocator knows nothing of the
+# target's BAR; the guard must keep it out.
+p2pmap link add $N0A $N1A >/dev/null
+expect "cross-bridge link maps" "$(link_state $N0A $N1A)" mapped
+res=$(p2pt pressure $N0A $N1A 1024)
+echo "# pressure across host bridges: $res"
+expect "IOVA pressure aimed at the peer's BAR: no overlap" \
+	"$(echo "$res" | sed 's/.*overlaps=\([0-9]*\).*/\1/')" 0
+check "IOVA pressure allocated all it asked for" \
+	sh -c "echo '$res' | grep -q 'mapped=1024 errors=0'"
+expect "cross-bridge link still translates" "$(peer_read $N0A $N1A)" $ID
+p2pmap policy set --numa 0 >/dev/null
+expect "policy --numa 0: the cross-node link is blocked" \
+	"$(link_state $N0A $N1A)" blocked
+expect "... and unmapped" "$(p2pt xlate $N0A "$(bar0 $N1A)")" 0x0
+expect "policy --numa 0: the node-0 pair stays mapped" \
+	"$(link_state $N0A $N0B)" mapped
+p2pmap policy set --numa "" >/dev/null
+
+# Hot-plug: a link configured for a device that is not there yet, links
+# added and deleted all the while.
+p2pmap link add $A $B >/dev/null
+( while [ ! -e /tmp/stop ]; do
+	p2pmap link add $B $A >/dev/null 2>&1
+	p2pmap link del $B $A >/dev/null 2>&1
+done ) &
+churn=$!
+echo "P2PMAP-HOST: device_add edu,id=hp1,bus=rphp,dma_mask=0xffffffffffffffff"
+check "hot-added device appears" wait_for_dev "$RP" 20
+HP=$(hp_dev "$RP")
+echo "# hot-added: $HP"
+check "hot-added device is tracked and bound" \
+	sh -c "[ \"\$(cat /sys/kernel/p2pmap/devices/$HP/state)\" = bound ]"
+p2pmap link add $A "$HP" >/dev/null
+expect "link to the hot-added device maps" "$(link_state $A "$HP")" mapped
+expect "link to the hot-added device works" "$(peer_read $A "$HP")" $ID
+barhp=$(bar0 "$HP")
+echo "P2PMAP-HOST: device_del hp1"
+check "hot-removed device disappears" wait_for_gone "$HP" 20
+expect "after hot-removal the link is pending" "$(link_state $A "$HP")" pending
+expect "after hot-removal nothing maps its old BAR" \
+	"$(p2pt xlate $A "$barhp")" 0x0
+echo "P2PMAP-HOST: device_add edu,id=hp2,bus=rphp,dma_mask=0xffffffffffffffff"
+check "re-plugged device appears" wait_for_dev "$RP" 20
+check "the configured link comes back by itself" \
+	wait_until "[ \"\$(link_state $A $HP)\" = mapped ]" 10
+expect "... and works" "$(peer_read $A "$HP")" $ID
+touch /tmp/stop
+wait $churn
+expect "A->B unaffected by the churn and the hot-plug" "$(peer_read $A $B)" $ID
+check "no kernel WARNING or BUG in the log" kernel_log_clean
+
+finish
