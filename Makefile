@@ -2,13 +2,29 @@
 #   make            build the module for the running kernel and the CLI
 #   make demo       an emulated multi-GPU host in QEMU, before and after p2pmap
 #   make check      every test (unit, static, VM suites on each kernel/IOMMU)
-#   make install    CLI + module (through DKMS); make uninstall undoes it
+#   make install    CLI, man pages, bash completion, and the module through
+#                   DKMS for every installed kernel with headers
+#   make uninstall  undoes it (leaves /etc/modprobe.d/p2pmap.conf alone)
+#   make dkms-src DKMS_SRC=DIR   the DKMS source tree alone, in DIR
 # demo and check install the Debian packages they need (tests/deps.sh).
 
 VERSION := $(shell cat VERSION)
 KERNELRELEASE ?= $(shell uname -r)
 PREFIX ?= /usr
-DKMS_SRC := /usr/src/p2pmap-$(VERSION)
+MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+DKMS_SRC ?= /usr/src/p2pmap-$(VERSION)
+DKMS_DEST := $(DESTDIR)$(DKMS_SRC)
+
+# What DKMS needs to build the module: sources only, never build outputs
+# left in kmod/ by "make module".
+DKMS_FILES := VERSION include/uapi/linux/p2pmap.h kmod/Kbuild kmod/Makefile \
+	$(filter-out %.mod.c,$(wildcard kmod/*.c)) \
+	$(filter-out kmod/compat_probed.h,$(wildcard kmod/*.h)) \
+	$(wildcard kmod/compat/*.h kmod/compat/*.sh kmod/compat/probes/*.c)
+MANPAGES := $(wildcard man/*.[1-8])
+INSTALLED_MANPAGES = $(foreach m,$(MANPAGES) man/p2pmap.8 man/p2pmap.4,\
+	$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
 
 all: user module
 
@@ -27,23 +43,64 @@ check: deps
 demo: deps
 	tests/demo.sh
 
-install: user
+bench: deps
+	tests/bench.sh
+
+dkms-src:
+	rm -rf $(DKMS_DEST)
+	mkdir -p $(DKMS_DEST)
+	cp --parents -p $(DKMS_FILES) $(DKMS_DEST)/
+	sed 's/^PACKAGE_VERSION="@VERSION@"/PACKAGE_VERSION="$(VERSION)"/' dkms.conf >$(DKMS_DEST)/dkms.conf
+
+# The module: DKMS source tree in /usr/src, then built and installed for
+# each kernel that has headers (tests/kernels.sh); DKMS itself (AUTOINSTALL)
+# builds it for kernels installed later.  A previous registration of this
+# version is removed first: its source may differ.  With DESTDIR (packaging)
+# only the files are staged.
+install: user dkms-src
 	install -D -m 0755 user/p2pmap $(DESTDIR)$(PREFIX)/sbin/p2pmap
-	rm -rf $(DESTDIR)$(DKMS_SRC)
-	mkdir -p $(DESTDIR)$(DKMS_SRC)
-	cp -r kmod include VERSION $(DESTDIR)$(DKMS_SRC)/
-	sed 's/@VERSION@/$(VERSION)/' dkms.conf >$(DESTDIR)$(DKMS_SRC)/dkms.conf
-	[ -n "$(DESTDIR)" ] || dkms install -m p2pmap -v $(VERSION) \
-		-k $(KERNELRELEASE)
+	@set -e; for m in $(MANPAGES); do \
+		s=$${m##*.}; \
+		echo "install $$m -> $(DESTDIR)$(MANDIR)/man$$s/"; \
+		install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; \
+	done
+	@set -e; if [ -f completion/p2pmap.bash ]; then \
+		echo "install completion/p2pmap.bash"; \
+		install -D -m 0644 completion/p2pmap.bash \
+			$(DESTDIR)$(COMPLETIONDIR)/p2pmap; \
+	fi
+	@set -e; [ -z "$(DESTDIR)" ] || exit 0; \
+	if dkms status -m p2pmap -v $(VERSION) | grep -q .; then \
+		dkms remove -m p2pmap -v $(VERSION) --all; \
+	fi; \
+	dkms add -m p2pmap -v $(VERSION); \
+	kernels=$$(tests/kernels.sh); \
+	[ -n "$$kernels" ] || echo "install: no kernel with headers:" \
+		"DKMS builds p2pmap when one is installed"; \
+	for k in $$kernels; do \
+		dkms build -m p2pmap -v $(VERSION) -k $$k; \
+		dkms install -m p2pmap -v $(VERSION) -k $$k; \
+	done
 
 uninstall:
-	-modprobe -r p2pmap
-	-dkms remove -m p2pmap -v $(VERSION) --all
-	rm -rf $(DESTDIR)$(DKMS_SRC) $(DESTDIR)$(PREFIX)/sbin/p2pmap
+	@set -e; [ -z "$(DESTDIR)" ] || exit 0; \
+	if [ -d /sys/module/p2pmap ]; then modprobe -r p2pmap; fi; \
+	if dkms status -m p2pmap -v $(VERSION) | grep -q .; then \
+		dkms remove -m p2pmap -v $(VERSION) --all; \
+	fi
+	rm -rf $(DKMS_DEST)
+	rm -f $(DESTDIR)$(PREFIX)/sbin/p2pmap $(INSTALLED_MANPAGES) \
+		$(DESTDIR)$(COMPLETIONDIR)/p2pmap
+	@if [ -e $(DESTDIR)/etc/modprobe.d/p2pmap.conf ]; then \
+		echo "uninstall: left /etc/modprobe.d/p2pmap.conf in place" \
+			"(your links= and softdep configuration)"; \
+	fi
 
 clean:
 	$(MAKE) -C user clean
 	-$(MAKE) -C kmod clean
+	@# tests/newer-kernel.sh mounts /proc in its chroot while it runs
+	-if mountpoint -q build/trixie/proc; then umount -l build/trixie/proc; fi
 	rm -rf build
 
-.PHONY: all user module deps check demo install uninstall clean
+.PHONY: all user module deps check demo bench dkms-src install uninstall clean

@@ -25,12 +25,14 @@ static struct tracepoint *p2pmap_console_tp;
 
 /*
  * "DMAR: [DMA Read NO_PASID] Request device [bb:dd.f] fault addr 0xADDR"
- * (or "... PASID 0x5] ...").  Returns 0 and fills the fields, or -EINVAL.
+ * (or "... PASID 0x5] ...").  7.x prints the PCI segment too:
+ * "[ssss:bb:dd.f]"; the segment is ignored, as 6.x does not print it.
+ * Returns 0 and fills the fields, or -EINVAL.
  */
 static int p2pmap_dmar_parse(const char *line, bool *write, u16 *sid,
 			     u64 *addr)
 {
-	unsigned int bus, dev, fn;
+	unsigned int seg, bus, dev, fn;
 	const char *p;
 
 	if (strncmp(line, P2PMAP_DMAR_PREFIX, strlen(P2PMAP_DMAR_PREFIX)))
@@ -43,9 +45,14 @@ static int p2pmap_dmar_parse(const char *line, bool *write, u16 *sid,
 	else
 		return -EINVAL;
 	p = strstr(p, "Request device [");
-	if (!p || sscanf(p, "Request device [%x:%x.%x] fault addr %llx",
-			 &bus, &dev, &fn, addr) != 4 ||
-	    bus > 0xff || dev > 0x1f || fn > 7)
+	if (!p)
+		return -EINVAL;
+	p += strlen("Request device [");
+	if (sscanf(p, "%x:%x:%x.%x] fault addr %llx",
+		   &seg, &bus, &dev, &fn, addr) != 5 &&
+	    sscanf(p, "%x:%x.%x] fault addr %llx", &bus, &dev, &fn, addr) != 4)
+		return -EINVAL;
+	if (bus > 0xff || dev > 0x1f || fn > 7)
 		return -EINVAL;
 	*sid = PCI_DEVID(bus, PCI_DEVFN(dev, fn));
 	return 0;

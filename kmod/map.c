@@ -7,6 +7,8 @@
 #include "p2pmap.h"
 
 #define P2PMAP_PROT	(IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO)
+#define P2PMAP_WHY_NO_BAR \
+	"the BAR mask selects no memory BAR of the target that can be mapped (page-sized and aligned)"
 
 static LIST_HEAD(p2pmap_ranges);
 
@@ -143,6 +145,7 @@ int p2pmap_link_map(struct p2pmap_link *link, struct p2pmap_dev *init,
 {
 	struct iommu_domain *domain = p2pmap_dma_domain(init->pdev);
 	const char *why = NULL;
+	unsigned long min_page;
 	int i, n = 0, err = 0;
 
 	lockdep_assert_held(&p2pmap_lock);
@@ -150,11 +153,17 @@ int p2pmap_link_map(struct p2pmap_link *link, struct p2pmap_dev *init,
 		link->reason = "initiator is not on its default DMA domain";
 		return -EBUSY;
 	}
+	min_page = BIT(__ffs(domain->pgsize_bitmap));
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		const struct p2pmap_bar *bar = &tgt->bars[i];
 		struct p2pmap_range *r;
 
 		if (!(link->bar_mask & BIT(i)) || !bar->size)
+			continue;
+		/* Sub-page BARs (small register windows) cannot be mapped
+		 * alone without exposing their neighbours: left out.
+		 */
+		if (!IS_ALIGNED(bar->bus | bar->size, min_page))
 			continue;
 		r = p2pmap_range_get(domain, bar, &why, &err);
 		if (!r) {
@@ -170,7 +179,7 @@ int p2pmap_link_map(struct p2pmap_link *link, struct p2pmap_dev *init,
 		n++;
 	}
 	if (!n) {
-		link->reason = "the BAR mask selects no memory BAR of the target";
+		link->reason = P2PMAP_WHY_NO_BAR;
 		return -EINVAL;
 	}
 	link->reason = NULL;

@@ -3,12 +3,14 @@
 # if any is missing.  Kernels: Debian's 6.1 (bookworm) and 6.12
 # (bookworm-security), with their headers; QEMU; busybox for the guests;
 # libnl/libpci for the CLI; sparse and the 6.12 source (for checkpatch.pl
-# and YNL); python3-yaml/-jsonschema for YNL and the spec checks.
+# and YNL); python3-yaml/-jsonschema for YNL and the spec checks; dkms
+# (make install, and the module the VMs load); debootstrap for the trixie
+# chroot with 7.x headers (tests/newer-kernel.sh).
 set -euo pipefail
 pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
       busybox-static qemu-system-x86 sparse pkg-config
       libnl-3-dev libnl-genl-3-dev libpci-dev pci.ids python3
-      python3-yaml python3-jsonschema
+      python3-yaml python3-jsonschema dkms debootstrap
       linux-image-amd64 linux-headers-amd64
       linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12)
 

@@ -21,6 +21,10 @@ int cmd_faults(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 /* Let SIGINT and SIGTERM end a --watch or monitor loop cleanly (exit 0). */
 void cmd_catch_signals(void);

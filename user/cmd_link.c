@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-/* p2pmap link add|del A B [--both] [--bars MASK] */
+/*
+ * p2pmap link add|del A B [--both] [--bars MASK]
+ * p2pmap link auto [--numa N] [--driver D] [--dry-run]
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "autolink.h"
 #include "cmd.h"
+#include "dev.h"
 #include "format.h"
 #include "link.h"
 #include "pciaddr.h"
 
 #define LINK_USAGE "usage: p2pmap link {add|del} A B [--both] [--bars MASK]"
+#define AUTO_USAGE "usage: p2pmap link auto [--numa N] [--driver D] [--dry-run]"
 
 /*
  * An address argument, normalised unless --no-check.  With --no-check the
@@ -193,15 +199,152 @@ static int link_del_cmd(struct p2pmap_nl *nl, const struct link_args *args)
 	return ret;
 }
 
+struct auto_args {
+	struct autolink_filter filter;
+	bool dry_run;
+};
+
+static int parse_auto_args(int argc, char **argv, struct auto_args *args)
+{
+	const char *value;
+	char *end;
+	long v;
+	int i;
+
+	memset(args, 0, sizeof(*args));
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--dry-run")) {
+			args->dry_run = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--numa") || !strcmp(argv[i], "--driver")) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "p2pmap: %s needs a value; %s\n",
+					argv[i], AUTO_USAGE);
+				return -1;
+			}
+			value = argv[i + 1];
+		} else if (!strncmp(argv[i], "--numa=", 7)) {
+			value = argv[i] + 7;
+		} else if (!strncmp(argv[i], "--driver=", 9)) {
+			value = argv[i] + 9;
+		} else {
+			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
+				argv[i], AUTO_USAGE);
+			return -1;
+		}
+		if (!strncmp(argv[i], "--numa", 6)) {
+			errno = 0;
+			v = strtol(value, &end, 10);
+			if (!*value || *end || errno || v < 0 || v > 65535) {
+				fprintf(stderr, "p2pmap: invalid NUMA node \"%s\"\n",
+					value);
+				return -1;
+			}
+			args->filter.has_numa = true;
+			args->filter.numa = v;
+		} else {
+			if (!*value) {
+				fprintf(stderr, "p2pmap: --driver needs a name\n");
+				return -1;
+			}
+			args->filter.driver = value;
+		}
+		if (value == argv[i + 1])
+			i++;
+	}
+	return 0;
+}
+
+static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
+{
+	struct p2pmap_dev_list devs = { 0 };
+	struct p2pmap_link_list links = { 0 };
+	struct autolink_plan plan = { 0 };
+	size_t i, added = 0, there = 0;
+	int ret = EXIT_RUNTIME;
+
+	if (dev_dump(nl, &devs)) {
+		pnl_perror(&nl->error, "dev dump");
+		goto out;
+	}
+	if (link_dump(nl, &links)) {
+		pnl_perror(&nl->error, "link dump");
+		goto out;
+	}
+	if (autolink_plan(devs.devs, devs.n, links.links, links.n,
+			  &args->filter, &plan)) {
+		fprintf(stderr, "p2pmap: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < plan.nskips; i++)
+		printf("skip %s: %s\n", plan.skips[i].addr, plan.skips[i].why);
+	if (plan.ncands < 2) {
+		printf("link auto: fewer than two devices to link\n");
+		goto out;
+	}
+	for (i = 0; i < plan.npairs; i++)
+		printf("link %s -> %s: %s\n", plan.pairs[i].initiator,
+		       plan.pairs[i].target,
+		       plan.pairs[i].exists ? "exists" : "add");
+	if (args->dry_run) {
+		printf("link auto: %zu devices, %zu links would be added\n",
+		       plan.ncands, plan.nadd);
+		ret = EXIT_OK;
+		goto out;
+	}
+
+	ret = EXIT_OK;
+	for (i = 0; i < plan.npairs; i++) {
+		const struct autolink_pair *p = &plan.pairs[i];
+
+		if (p->exists) {
+			there++;
+			continue;
+		}
+		if (link_add(nl, p->initiator, p->target, false, 0)) {
+			if (nl->error.err == -EEXIST) {
+				there++;	/* added meanwhile: fine */
+				continue;
+			}
+			perror_link(&nl->error, "link add", p->initiator,
+				    p->target);
+			ret = EXIT_RUNTIME;
+			continue;
+		}
+		added++;
+		if (show_link(nl, p->initiator, p->target))
+			ret = EXIT_RUNTIME;
+	}
+	printf("link auto: %zu devices, %zu links added, %zu already there\n",
+	       plan.ncands, added, there);
+out:
+	autolink_plan_free(&plan);
+	link_list_free(&links);
+	dev_list_free(&devs);
+	return ret;
+}
+
 int cmd_link(int argc, char **argv)
 {
+	struct auto_args auto_args;
 	struct link_args args;
 	struct p2pmap_nl nl;
 	bool add;
 	int ret;
 
+	if (argc >= 2 && !strcmp(argv[1], "auto")) {
+		if (parse_auto_args(argc - 2, argv + 2, &auto_args))
+			return EXIT_USAGE;
+		if (pnl_open_required(&nl))
+			return EXIT_RUNTIME;
+		ret = link_auto_cmd(&nl, &auto_args);
+		pnl_close(&nl);
+		return ret;
+	}
 	if (argc < 2 || (strcmp(argv[1], "add") && strcmp(argv[1], "del"))) {
 		fprintf(stderr, "p2pmap: %s\n", LINK_USAGE);
+		fprintf(stderr, "p2pmap: %s\n", AUTO_USAGE);
 		return EXIT_USAGE;
 	}
 	add = !strcmp(argv[1], "add");

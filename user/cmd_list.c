@@ -100,6 +100,16 @@ static void fill_entry(struct pci_access *pacc, struct pci_dev *d,
 	read_bars(d, e);
 }
 
+/* The kernel's admission verdict on a tracked device. */
+static void list_entry_admission(struct list_entry *e,
+				 const struct p2pmap_dev *k)
+{
+	e->has_admitted = k->has_admitted;
+	e->admitted = k->admitted;
+	snprintf(e->admit_reason, sizeof(e->admit_reason), "%s",
+		 k->admit_reason);
+}
+
 /*
  * A device the kernel tracks but libpci does not see (it is being removed):
  * shown from the kernel's own record, so that a stale entry is visible.
@@ -119,6 +129,7 @@ static void fill_entry_from_kernel(const struct p2pmap_dev *k,
 	e->tracked = LIST_TRACKED_YES;
 	e->nbars = k->nbars;
 	memcpy(e->bars, k->bars, sizeof(e->bars));
+	list_entry_admission(e, k);
 }
 
 /* Room for one more entry; NULL on allocation failure. */
@@ -160,6 +171,7 @@ static int cmp_dev(const void *a, const void *b)
 int cmd_list(int argc, char **argv)
 {
 	struct p2pmap_dev_list tracked = { 0 };
+	const struct p2pmap_dev *k;
 	struct list_entry *entries = NULL, *e;
 	struct pci_access *pacc;
 	struct pci_dev *d;
@@ -208,12 +220,14 @@ int cmd_list(int argc, char **argv)
 			goto out;
 		}
 		fill_entry(pacc, d, e);
-		if (!loaded)
+		if (!loaded) {
 			e->tracked = LIST_TRACKED_UNKNOWN;
-		else if (dev_list_find(&tracked, e->addr))
+		} else if ((k = dev_list_find(&tracked, e->addr))) {
 			e->tracked = LIST_TRACKED_YES;
-		else
+			list_entry_admission(e, k);
+		} else {
 			e->tracked = LIST_TRACKED_NO;
+		}
 	}
 
 	for (i = 0; i < tracked.n; i++) {

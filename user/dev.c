@@ -139,6 +139,19 @@ int dev_parse_attrs(struct nlattr *head, int len, struct p2pmap_dev *dev)
 			}
 			dev->npeers++;
 			break;
+		case P2PMAP_A_DEV_ADMITTED: {
+			uint32_t v;
+
+			if (pnl_attr_u32(a, &v)) {
+				dev->has_admitted = true;
+				dev->admitted = v == 1;
+			}
+			break;
+		}
+		case P2PMAP_A_DEV_ADMIT_REASON:
+			pnl_attr_str(a, dev->admit_reason,
+				     sizeof(dev->admit_reason));
+			break;
 		}
 	}
 	return dev->addr[0] ? 0 : -EINVAL;

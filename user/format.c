@@ -388,3 +388,12 @@ void format_info(FILE *f, const struct p2pmap_info *info)
 	else
 		fprintf(f, "generation: -\n");
 }
+
+void format_policy(FILE *f, const struct p2pmap_policy *p)
+{
+	fprintf(f, "drivers: %s\n", p->drivers[0] ? p->drivers : "none");
+	fprintf(f, "vendors: %s\n", p->vendors[0] ? p->vendors : "any");
+	fprintf(f, "classes: %s\n", p->classes[0] ? p->classes : "any");
+	fprintf(f, "numa nodes: %s\n",
+		p->numa_nodes[0] ? p->numa_nodes : "any");
+}

@@ -75,4 +75,11 @@ bool format_event(FILE *f, const struct p2pmap_event *ev);
 /* "p2pmap info" */
 void format_info(FILE *f, const struct p2pmap_info *info);
 
+/*
+ * "p2pmap policy": four lines "drivers: ", "vendors: ", "classes: ",
+ * "numa nodes: ", each with the kernel's comma-separated list, or "any"
+ * for an empty filter ("none" for an empty driver allowlist).
+ */
+void format_policy(FILE *f, const struct p2pmap_policy *p);
+
 #endif /* P2PMAP_FORMAT_H */

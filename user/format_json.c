@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The --json outputs.  Keys are stable (JSON.md): add, never rename. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -76,6 +77,13 @@ void json_list(FILE *f, const struct list_entry *e, size_t n)
 			json_null(&j);
 		else
 			json_bool(&j, e[i].tracked == LIST_TRACKED_YES);
+		json_key(&j, "admitted");
+		if (e[i].has_admitted)
+			json_bool(&j, e[i].admitted);
+		else
+			json_null(&j);
+		json_key(&j, "admit_reason");
+		json_str_or_null(&j, e[i].admit_reason);
 		json_key(&j, "bars");
 		json_arr_begin(&j);
 		for (b = 0; b < e[i].nbars && b < P2PMAP_NR_BARS; b++) {
@@ -363,6 +371,53 @@ void json_info(FILE *f, const struct p2pmap_info *info)
 		json_u64(&j, info->generation);
 	else
 		json_null(&j);
+	json_obj_end(&j);
+	fputc('\n', f);
+}
+
+/*
+ * A comma-separated list as an array: strings, or numbers when @numbers
+ * (an item that is not a decimal number stays a string).  "" is [].
+ */
+static void key_list(struct json *j, const char *k, const char *list,
+		     bool numbers)
+{
+	char item[P2PMAP_POLICY_LEN], *end;
+	const char *s = list, *comma;
+	unsigned long long v;
+	size_t len;
+
+	json_key(j, k);
+	json_arr_begin(j);
+	while (*list) {
+		comma = strchr(s, ',');
+		len = comma ? (size_t)(comma - s) : strlen(s);
+		if (len >= sizeof(item))
+			len = sizeof(item) - 1;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		v = strtoull(item, &end, 10);
+		if (numbers && item[0] >= '0' && item[0] <= '9' && !*end)
+			json_u64(j, v);
+		else
+			json_str(j, item);
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	json_arr_end(j);
+}
+
+void json_policy(FILE *f, const struct p2pmap_policy *p)
+{
+	struct json j;
+
+	json_init(&j, f);
+	json_obj_begin(&j);
+	key_list(&j, "drivers", p->drivers, false);
+	key_list(&j, "vendors", p->vendors, false);
+	key_list(&j, "classes", p->classes, false);
+	key_list(&j, "numa_nodes", p->numa_nodes, true);
 	json_obj_end(&j);
 	fputc('\n', f);
 }

@@ -18,5 +18,6 @@ void json_faults(FILE *f, const struct p2pmap_dev *devs, size_t n);
 /* false (nothing written) for an unknown event */
 bool json_event(FILE *f, const struct p2pmap_event *ev);
 void json_info(FILE *f, const struct p2pmap_info *info);
+void json_policy(FILE *f, const struct p2pmap_policy *p);
 
 #endif /* P2PMAP_FORMAT_JSON_H */

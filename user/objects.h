@@ -70,6 +70,9 @@ struct p2pmap_dev {
 	uint64_t faults_other;		/* P2PMAP_A_DEV_FAULTS_OTHER */
 	unsigned int npeers;		/* PEER nests the kernel sent */
 	struct p2pmap_peer peers[P2PMAP_MAX_PEERS]; /* the first ones kept */
+	bool has_admitted;		/* false: an older module */
+	bool admitted;			/* P2PMAP_A_DEV_ADMITTED == 1 */
+	char admit_reason[P2PMAP_REASON_LEN]; /* "" when the kernel sent none */
 };
 
 struct p2pmap_dev_list {
@@ -116,6 +119,22 @@ struct p2pmap_info {
 	uint32_t generation;
 };
 
+/*
+ * P2PMAP_CMD_POLICY_GET: the admission policy, comma-separated lists as the
+ * kernel sends them.  has_* is false for an attribute not sent (POLICY_SET:
+ * not to be changed); an empty vendor, class or node list means any.
+ */
+struct p2pmap_policy {
+	bool has_drivers;
+	char drivers[P2PMAP_POLICY_LEN];
+	bool has_vendors;
+	char vendors[P2PMAP_POLICY_LEN];
+	bool has_classes;
+	char classes[P2PMAP_POLICY_LEN];
+	bool has_numa_nodes;
+	char numa_nodes[P2PMAP_POLICY_LEN];
+};
+
 /* P2PMAP_CMD_FAULT_NTF: f.count is P2PMAP_A_FAULT_COUNT. */
 struct p2pmap_fault_ntf {
 	char initiator[P2PMAP_ADDR_LEN];
@@ -156,6 +175,10 @@ struct list_entry {
 	char name[P2PMAP_NAME_LEN];
 	unsigned int nbars;
 	struct p2pmap_bar bars[P2PMAP_NR_BARS];
+	/* Admission, from the kernel's record of a tracked device. */
+	bool has_admitted;		/* false: untracked, or an older module */
+	bool admitted;
+	char admit_reason[P2PMAP_REASON_LEN]; /* "" when none */
 };
 
 #endif /* P2PMAP_OBJECTS_H */

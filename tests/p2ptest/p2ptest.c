@@ -16,6 +16,7 @@
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/iommu.h>
+#include <linux/ktime.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
@@ -620,6 +621,123 @@ static int p2p_cmd_xlate(char **argv)
 	return 0;
 }
 
+/*
+ * xlatem DEV...: for every ordered pair (I, T) of the named devices, "1"
+ * if I's current domain translates T's BAR0 (first and last page) to
+ * itself, else "0"; "-" if either is absent.  One line, pairs in order.
+ * The stress test's independent view of what is mapped.
+ */
+static int p2p_cmd_xlatem(int argc, char **argv)
+{
+	struct pci_dev *devs[P2P_MAX_ARGS];
+	size_t len = 0;
+	int i, j;
+
+	for (i = 1; i < argc; i++) {
+		devs[i] = p2p_get_pdev(argv[i]);
+		if (IS_ERR(devs[i]))
+			devs[i] = NULL;
+	}
+	p2p_result[0] = '\0';
+	for (i = 1; i < argc; i++) {
+		struct iommu_domain *dom = devs[i] ?
+			iommu_get_domain_for_dev(&devs[i]->dev) : NULL;
+
+		for (j = 1; j < argc; j++) {
+			u64 lo, hi;
+			char c = '-';
+
+			if (i == j)
+				continue;
+			if (devs[i] && devs[j]) {
+				lo = pci_bus_address(devs[j], 0);
+				hi = lo + pci_resource_len(devs[j], 0) - PAGE_SIZE;
+				c = dom && iommu_iova_to_phys(dom, lo) == lo &&
+				    iommu_iova_to_phys(dom, hi) == hi ? '1' : '0';
+			}
+			len += scnprintf(p2p_result + len,
+					 sizeof(p2p_result) - len, "%c", c);
+		}
+	}
+	scnprintf(p2p_result + len, sizeof(p2p_result) - len, "\n");
+	for (i = 1; i < argc; i++)
+		pci_dev_put(devs[i]);
+	return 0;
+}
+
+/* Entries a range needs with @pgsizes: largest aligned page first. */
+static u64 p2p_pages(unsigned long pgsizes, u64 iova, u64 size)
+{
+	u64 pages = 0;
+
+	while (size) {
+		unsigned long fit = pgsizes & GENMASK_ULL(fls64(size) - 1, 0);
+
+		if (iova)
+			fit &= GENMASK_ULL(__ffs64(iova), 0);
+		if (!fit)
+			return 0;
+		iova += 1UL << __fls(fit);
+		size -= 1UL << __fls(fit);
+		pages++;
+	}
+	return pages;
+}
+
+/*
+ * benchmap I T BAR REPEAT: what the NVIDIA driver's way costs: map T's BAR
+ * into I's domain with dma_map_resource() and unmap it, REPEAT times.
+ * Result: "map_ns=M unmap_ns=U entries=E iova=0x..." (means).
+ */
+static int p2p_cmd_benchmap(char **argv)
+{
+	struct pci_dev *init, *tgt;
+	struct iommu_domain *dom;
+	u64 t0, map = 0, unmap = 0, n;
+	dma_addr_t iova = 0;
+	u32 bar, repeat, i;
+	int ret = 0;
+
+	if (kstrtou32(argv[3], 0, &bar) || bar >= PCI_STD_NUM_BARS ||
+	    kstrtou32(argv[4], 0, &repeat) || !repeat)
+		return -EINVAL;
+	init = p2p_get_pdev(argv[1]);
+	tgt = p2p_get_pdev(argv[2]);
+	if (IS_ERR_OR_NULL(init) || IS_ERR_OR_NULL(tgt) ||
+	    !pci_resource_len(tgt, bar)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	for (i = 0; i < repeat; i++) {
+		t0 = ktime_get_ns();
+		iova = dma_map_resource(&init->dev, pci_resource_start(tgt, bar),
+					pci_resource_len(tgt, bar),
+					DMA_BIDIRECTIONAL, 0);
+		map += ktime_get_ns() - t0;
+		if (dma_mapping_error(&init->dev, iova)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		t0 = ktime_get_ns();
+		dma_unmap_resource(&init->dev, iova,
+				   pci_resource_len(tgt, bar),
+				   DMA_BIDIRECTIONAL, 0);
+		unmap += ktime_get_ns() - t0;
+	}
+	dom = iommu_get_domain_for_dev(&init->dev);
+	n = dom ? p2p_pages(dom->pgsize_bitmap, iova,
+			    pci_resource_len(tgt, bar)) : 0;
+	scnprintf(p2p_result, sizeof(p2p_result),
+		  "map_ns=%llu unmap_ns=%llu entries=%llu iova=0x%llx\n",
+		  map / repeat, unmap / repeat, n, (u64)iova);
+out:
+	if (!IS_ERR(init))
+		pci_dev_put(init);
+	if (!IS_ERR(tgt))
+		pci_dev_put(tgt);
+	return ret;
+}
+
 /* pgsizes DEV: the page sizes of the domain DEV is attached to. */
 static int p2p_cmd_pgsizes(char **argv)
 {
@@ -692,6 +810,10 @@ static int p2p_run(char *line)
 		return p2p_cmd_peek(argv);
 	if (!strcmp(argv[0], "pgsizes") && argc == 2)
 		return p2p_cmd_pgsizes(argv);
+	if (!strcmp(argv[0], "benchmap") && argc == 5)
+		return p2p_cmd_benchmap(argv);
+	if (!strcmp(argv[0], "xlatem") && argc >= 3)
+		return p2p_cmd_xlatem(argc, argv);
 	if (p2p_pair_verb(argv[0]) && argc >= 3)
 		return p2p_cmd_pair(argc, argv);
 	pr_info("unknown command or wrong argument count: '%s'\n", argv[0]);
@@ -852,7 +974,11 @@ static struct pci_driver p2p_owned_driver = {
  */
 static int p2p_mem_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-	return pcim_enable_device(pdev);
+	int ret = pcim_enable_device(pdev);
+
+	if (!ret)	/* benchmap maps 64 GiB BARs into its domain */
+		ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	return ret;
 }
 
 static void p2p_mem_remove(struct pci_dev *pdev)

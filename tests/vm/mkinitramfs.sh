@@ -115,6 +115,12 @@ if [ "${P2PMAP_WITH_PYTHON:-0}" = 1 ]; then
 	add_python
 fi
 
+# The benchmark client (tests/bench), built from the CLI's netlink code.
+gcc -O2 -Wall -Werror -I"$top/user" -I"$top/include/uapi" \
+	$(pkg-config --cflags libnl-genl-3.0) -o "$root/bin/p2pbench" \
+	"$top/tests/bench/p2pbench.c" "$top/user/nl.o" "$top/user/link.o" \
+	"$top/user/info.o" $(pkg-config --libs libnl-genl-3.0)
+
 # kmod's modprobe/depmod (busybox's lack softdep): boot-order tests.
 mkdir -p "$root/usr/bin" "$root/usr/sbin"
 cp /usr/bin/kmod "$root/usr/bin/kmod"

@@ -1,0 +1,105 @@
+#!/bin/bash
+# install/run.sh: "make install" then "make uninstall" on this machine, as
+# TAP lines.  Needs root; meant for the CI machine (fresh, disposable).
+#
+# It lists every file and symlink under /usr /etc /lib/modules /var/lib/dkms
+# before, installs (CLI, man pages, bash completion, the module through DKMS
+# for every kernel tests/kernels.sh lists), checks what landed, uninstalls,
+# and checks the list is the same as before.  Directories are not compared.
+# Two things are left out of the comparison on purpose:
+#   /var/lib/dkms/mok.{key,pub}  dkms's own module-signing key, made by the
+#       first signed DKMS build on a machine; it belongs to dkms (it may be
+#       enrolled as a MOK), so uninstalling p2pmap must not delete it;
+#   */__pycache__/*  written by whatever runs Python meanwhile.
+# If p2pmap is already installed here it does nothing (SKIP): it would
+# remove that installation at the end.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+logs=$top/build/logs
+mkdir -p "$logs"
+log=$logs/install.log
+version=$(cat "$top/VERSION")
+prefix=/usr
+n=0
+tap() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "make install / make uninstall" "needs root"
+	exit 0
+fi
+if [ -e "$prefix/sbin/p2pmap" ] || [ -e "/usr/src/p2pmap-$version" ] ||
+   dkms status -m p2pmap 2>/dev/null | grep -q .; then
+	skip "make install / make uninstall" \
+		"p2pmap is already installed on this machine"
+	exit 0
+fi
+
+snapshot() {
+	find /usr /etc /lib/modules /var/lib/dkms \
+		\( -type f -o -type l \) 2>/dev/null |
+		grep -vE '^/var/lib/dkms/mok\.(key|pub)$|/__pycache__/' | sort
+}
+before=$(mktemp) after=$(mktemp)
+trap 'rm -f "$before" "$after"' EXIT
+snapshot >"$before"
+kernels=$("$top/tests/kernels.sh")
+
+make -C "$top" install >"$log" 2>&1
+tap $? "make install (log: build/logs/install.log)"
+
+out=$("$prefix/sbin/p2pmap" --version 2>&1)
+[ "$out" = "p2pmap $version" ]
+tap $? "$prefix/sbin/p2pmap is installed and says 'p2pmap $version' ($out)"
+
+mans=$(cd "$top" && ls man/*.[1-8] 2>/dev/null)
+if [ -n "$mans" ]; then
+	missing=
+	for m in $mans; do
+		f=$prefix/share/man/man${m##*.}/${m##*/}
+		[ -f "$f" ] || missing+=" $f"
+	done
+	[ -z "$missing" ]
+	tap $? "man pages installed: $(echo $mans)${missing:+ (missing:$missing)}"
+else
+	skip "man pages installed" "no man/ pages in the tree"
+fi
+
+if [ -f "$top/completion/p2pmap.bash" ]; then
+	[ -f "$prefix/share/bash-completion/completions/p2pmap" ]
+	tap $? "bash completion installed"
+else
+	skip "bash completion installed" "no completion/p2pmap.bash in the tree"
+fi
+
+grep -qx "PACKAGE_VERSION=\"$version\"" "/usr/src/p2pmap-$version/dkms.conf"
+tap $? "/usr/src/p2pmap-$version/dkms.conf says PACKAGE_VERSION=\"$version\""
+
+for k in $kernels; do
+	ko=$(ls /lib/modules/"$k"/updates/dkms/p2pmap.ko* 2>/dev/null)
+	[ -n "$ko" ]
+	tap $? "p2pmap.ko for $k in /lib/modules/$k/updates/dkms (${ko##*/})"
+	v=$(modinfo -k "$k" -F version p2pmap 2>/dev/null)
+	[ "$v" = "$version" ]
+	tap $? "modinfo -k $k p2pmap: version $version (got '$v')"
+done
+
+make -C "$top" uninstall >>"$log" 2>&1
+tap $? "make uninstall"
+
+for k in $kernels; do
+	! modinfo -k "$k" p2pmap >/dev/null 2>&1
+	tap $? "modinfo -k $k no longer finds p2pmap"
+done
+
+snapshot >"$after"
+diff -u "$before" "$after" >/dev/null
+tap $? "the files under /usr /etc /lib/modules /var/lib/dkms are as before"
+diff "$before" "$after" | grep '^[<>]' | sed 's/^</# removed:/; s/^>/# left:/'
+exit 0

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The man pages render without warnings and document what the code has;
+# the bash completion completes.  Prints TAP.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+ok() {	# ok STATUS DESC
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+if ! command -v man >/dev/null || ! command -v groff >/dev/null; then
+	echo "# installing man-db and groff-base" >&2
+	apt-get install -y -qq man-db groff-base >/dev/null 2>&1
+fi
+
+for page in p2pmap.8 p2pmap.4; do
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$top/man/$page" \
+		>"$tmp/$page.txt" 2>"$tmp/$page.err"
+	rc=$?
+	[ $rc = 0 ] && [ ! -s "$tmp/$page.err" ] && [ -s "$tmp/$page.txt" ]
+	ok $? "man/$page renders without warnings"
+	[ -s "$tmp/$page.err" ] && sed 's/^/# /' "$tmp/$page.err"
+done
+
+# Every subcommand of main.c's table, in the man page and the completion.
+cmds=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", cmd_[a-z_]*,.*/\1/p' "$top/user/main.c")
+[ -n "$cmds" ]
+ok $? "main.c's command table is found"
+missing=
+for c in $cmds; do
+	grep -q "^\(\.B\|\.BR\|\\\\fB\)[ ]*\"\?$c\b" "$top/man/p2pmap.8" ||
+		missing="$missing $c"
+done
+[ -z "$missing" ]
+ok $? "every subcommand is in p2pmap.8${missing:+ (missing:$missing)}"
+for c in "link auto" "config save" "config show" "policy set" "faults reset"; do
+	grep -q "fB$c\\\\fR\|^\.BR \"$c\"" "$top/man/p2pmap.8"
+	ok $? "p2pmap.8 documents $c"
+done
+
+# Every --option the commands parse, in the man page and the completion.
+opts=$(cat "$top"/user/main.c "$top"/user/cmd_*.c | grep -v '^[[:space:]]*/\?\*' |
+       grep -o '"--[a-z][a-z-]*' | tr -d '"' | sort -u)
+missing= missing_c=
+for o in $opts; do
+	grep -qF -- "${o//-/\\-}" "$top/man/p2pmap.8" || missing="$missing $o"
+	case $o in --version|--help|--no-check) continue ;; esac
+	grep -qF -- "$o" "$top/completion/p2pmap.bash" || missing_c="$missing_c $o"
+done
+[ -z "$missing" ]
+ok $? "every option is in p2pmap.8${missing:+ (missing:$missing)}"
+[ -z "$missing_c" ]
+ok $? "every option is in the completion${missing_c:+ (missing:$missing_c)}"
+
+# Module parameters and sysfs files in p2pmap.4.
+missing=
+for p in $(sed -n 's/^module_param(\([a-z_]*\),.*/\1/p' "$top"/kmod/*.c |
+	   grep -v '^debug_'); do
+	grep -q "^\.BI $p=" "$top/man/p2pmap.4" || missing="$missing $p"
+done
+[ -z "$missing" ]
+ok $? "every module parameter is in p2pmap.4${missing:+ (missing:$missing)}"
+missing=
+for f in $(sed -n 's|^What:.*/\([a-z_]*\)$|\1|p' \
+	   "$top/Documentation/ABI/testing/sysfs-kernel-p2pmap"); do
+	grep -q "^\.I $f\b\|^\.IR $f\b" "$top/man/p2pmap.4" ||
+		missing="$missing $f"
+done
+[ -z "$missing" ]
+ok $? "every sysfs file is in p2pmap.4${missing:+ (missing:$missing)}"
+grep -q '^\.B events$' "$top/man/p2pmap.4" &&
+	grep -q '^\.B p2pmap$' "$top/man/p2pmap.4" &&
+	grep -q '^\.SH IOVA GUARD' "$top/man/p2pmap.4"
+ok $? "p2pmap.4: the netlink family, its multicast group, the IOVA guard"
+
+# The completion, in a plain bash (no bash-completion package).
+mkdir -p "$tmp/pci/0000:01:00.0" "$tmp/pci/0000:41:00.0" "$tmp/pci/0000:81:00.0"
+complete_words() {	# complete_words WORD...: COMPREPLY for the last word
+	P2PMAP_COMPLETION_PCI_DIR=$tmp/pci bash --norc --noprofile -c '
+		source "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_p2pmap
+		echo "${COMPREPLY[*]}"' _ "$top/completion/p2pmap.bash" "$@"
+}
+expect() {	# expect "WANT" WORD...
+	local want=$1 got
+	shift
+	got=$(complete_words "$@")
+	[ "$got" = "$want" ]
+	ok $? "completion: p2pmap ${*:2}<TAB> -> ${want:-nothing}"
+	[ "$got" = "$want" ] || echo "# got: $got"
+}
+expect "list link" p2pmap li
+expect "add auto" p2pmap link a
+expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" p2pmap link add ""
+expect "0000:41:00.0" p2pmap link add 0000:01:00.0 0000:4
+expect "" p2pmap link add 0000:01:00.0 0000:41:00.0 ""
+expect "--both --bars" p2pmap link add 0000:01:00.0 0000:41:00.0 --
+expect "0000:81:00.0" p2pmap link del 0000:8
+expect "--numa --driver --dry-run" p2pmap link auto --
+expect "--vllm-cache" p2pmap verify --v
+expect "save show" p2pmap config ""
+expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" p2pmap --no-check faults reset ""
+expect "--no-check" p2pmap --no
+got=$(complete_words p2pmap "")
+missing=
+for c in $cmds; do
+	[[ " $got " == *" $c "* ]] || missing="$missing $c"
+done
+[ -z "$missing" ]
+ok $? "completion offers every subcommand of main.c${missing:+ (missing:$missing)}"
+bash --norc --noprofile -c 'source "$1" && complete -p p2pmap' _ \
+	"$top/completion/p2pmap.bash" >/dev/null
+ok $? "completion registers itself for p2pmap"
+
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for user/config.c: the modprobe.d file and its atomic write. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tap.h"
+
+#define WHEN "2023-11-14T22:13:20+00:00"
+#define HEAD "# Written by \"p2pmap config save\" on " WHEN ". Loaded by modprobe.\n" \
+	"# p2pmap loads before the GPU driver, so links are mapped from its first bind.\n"
+
+static struct p2pmap_link mklink(const char *i, const char *t, uint32_t mask)
+{
+	struct p2pmap_link l;
+
+	memset(&l, 0, sizeof(l));
+	snprintf(l.initiator, sizeof(l.initiator), "%s", i);
+	snprintf(l.target, sizeof(l.target), "%s", t);
+	l.bar_mask = mask;
+	return l;
+}
+
+static void render_check(const struct p2pmap_policy *p,
+			 const struct p2pmap_link *links, size_t n,
+			 const char *want, const char *desc)
+{
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	config_render(f, p, links, n, WHEN);
+	fclose(f);
+	if (!tap_ok(!strcmp(got, want), "%s", desc))
+		printf("# got:\n%s# want:\n%s", got, want);
+	free(got);
+}
+
+static void test_render(void)
+{
+	struct p2pmap_policy def = { .drivers = "nvidia" };
+	struct p2pmap_policy all = {
+		.drivers = "nvidia,nouveau", .vendors = "10de",
+		.classes = "0302", .numa_nodes = "0,1",
+	};
+	struct p2pmap_policy none = { .drivers = "" };
+	struct p2pmap_link links[3] = {
+		mklink("0000:01:00.0", "0000:41:00.0", P2PMAP_BAR_MASK_DEFAULT),
+		mklink("0000:41:00.0", "0000:01:00.0", 0x3),
+		mklink("0000:41:00.0", "0000:02:00.0", 0),	/* not sent */
+	};
+
+	render_check(&def, links, 1,
+		     HEAD "softdep nvidia pre: p2pmap\n"
+		     "options p2pmap drivers=nvidia links=0000:01:00.0>0000:41:00.0\n",
+		     "config: default policy, one link");
+	render_check(&all, links, 3,
+		     HEAD "softdep nvidia pre: p2pmap\n"
+		     "softdep nouveau pre: p2pmap\n"
+		     "options p2pmap drivers=nvidia,nouveau vendors=10de classes=0302 numa_nodes=0,1 "
+		     "links=0000:01:00.0>0000:41:00.0,0000:41:00.0>0000:01:00.0/0x3,0000:41:00.0>0000:02:00.0\n",
+		     "config: every filter, a softdep per driver, a BAR mask");
+	render_check(&def, NULL, 0,
+		     HEAD "softdep nvidia pre: p2pmap\n"
+		     "options p2pmap drivers=nvidia\n",
+		     "config: no links, no links=");
+	render_check(&none, NULL, 0,
+		     HEAD "options p2pmap drivers=\n",
+		     "config: an empty allowlist is written, no softdep");
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_write(void)
+{
+	char dir[] = "/tmp/p2pmap-config-XXXXXX", path[64], tmp[80], bad[96];
+	struct stat st;
+	char *got;
+
+	if (!mkdtemp(dir)) {
+		tap_ok(false, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/p2pmap.conf", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	tap_ok(config_write(path, "one\n", 4) == 0 &&
+	       (got = slurp(path)) && !strcmp(got, "one\n"),
+	       "config_write creates the file");
+	tap_ok(config_write(path, "two\n", 4) == 0 &&
+	       (got = slurp(path)) && !strcmp(got, "two\n") &&
+	       stat(tmp, &st) && stat(path, &st) == 0 &&
+	       (st.st_mode & 0777) == 0644,
+	       "config_write replaces it, mode 0644, no .tmp left");
+	snprintf(bad, sizeof(bad), "%s/nodir/p2pmap.conf", dir);
+	tap_ok(config_write(bad, "x\n", 2) < 0 && stat(bad, &st),
+	       "config_write into a missing directory fails");
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	test_render();
+	test_write();
+	return tap_done();
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2pmap metrics [--output FILE]: the module's state and counters in the
+ * Prometheus text format, on stdout or written atomically to FILE (for
+ * node_exporter's textfile collector: FILE ending in .prom).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "dev.h"
+#include "info.h"
+#include "link.h"
+#include "metrics.h"
+
+#define METRICS_USAGE "usage: p2pmap metrics [--output FILE]"
+
+static int render_to(const char *path, const struct metrics_input *in)
+{
+	char *tmp;
+	FILE *f;
+	int fd, ret = -1;
+
+	if (!path)
+		return metrics_render(stdout, in) || fflush(stdout) ? -1 : 0;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return -1;
+	fd = mkstemp(tmp);
+	if (fd < 0 || fchmod(fd, 0644) || !(f = fdopen(fd, "w"))) {
+		fprintf(stderr, "p2pmap: %s: %s\n", tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return -1;
+	}
+	if (metrics_render(f, in) || fflush(f) || fsync(fd) || ferror(f))
+		fprintf(stderr, "p2pmap: %s: write failed\n", tmp);
+	else if (rename(tmp, path))
+		fprintf(stderr, "p2pmap: %s: %s\n", path, strerror(errno));
+	else
+		ret = 0;
+	fclose(f);
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
+int cmd_metrics(int argc, char **argv)
+{
+	struct p2pmap_link_list links = { 0 };
+	struct p2pmap_dev_list devs = { 0 };
+	struct metrics_input in = { 0 };
+	struct p2pmap_info info;
+	const char *output = NULL;
+	struct p2pmap_nl nl;
+	int ret = EXIT_OK, i, err;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--output") && i + 1 < argc) {
+			output = argv[++i];
+		} else {
+			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
+				argv[i], METRICS_USAGE);
+			return EXIT_USAGE;
+		}
+	}
+
+	err = pnl_open(&nl);
+	if (err == -ENOENT)
+		return render_to(output, &in) ? EXIT_RUNTIME : EXIT_OK;
+	if (err)
+		return EXIT_RUNTIME;
+
+	if (info_get(&nl, &info)) {
+		pnl_perror(&nl.error, "info");
+		ret = EXIT_RUNTIME;
+	} else if (dev_dump(&nl, &devs)) {
+		pnl_perror(&nl.error, "dev dump");
+		ret = EXIT_RUNTIME;
+	} else if (link_dump(&nl, &links)) {
+		pnl_perror(&nl.error, "link dump");
+		ret = EXIT_RUNTIME;
+	} else {
+		in.loaded = true;
+		in.info = &info;
+		in.devs = devs.devs;
+		in.ndevs = devs.n;
+		in.links = links.links;
+		in.nlinks = links.n;
+		if (render_to(output, &in))
+			ret = EXIT_RUNTIME;
+	}
+	dev_list_free(&devs);
+	link_list_free(&links);
+	pnl_close(&nl);
+	return ret;
+}

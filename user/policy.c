@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/* P2PMAP_CMD_POLICY_GET/SET, and the grammar of the policy lists. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+
+const char *policy_list_name(enum policy_list which)
+{
+	switch (which) {
+	case POLICY_DRIVERS:
+		return "drivers";
+	case POLICY_VENDORS:
+		return "vendors";
+	case POLICY_CLASSES:
+		return "classes";
+	case POLICY_NUMA_NODES:
+		return "numa nodes";
+	}
+	return "?";
+}
+
+/* One item, @len bytes at @s (no comma in it). */
+static const char *item_error(enum policy_list which, const char *s,
+			      size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return "empty item";
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		switch (which) {
+		case POLICY_DRIVERS:
+			if (!isalnum(c) && c != '_' && c != '-')
+				return "a driver name is letters, digits, '_' and '-'";
+			break;
+		case POLICY_VENDORS:
+		case POLICY_CLASSES:
+			if (!isxdigit(c))
+				return "not a hex number";
+			break;
+		case POLICY_NUMA_NODES:
+			if (!isdigit(c))
+				return "not a decimal number";
+			break;
+		}
+	}
+	if (which == POLICY_VENDORS && len != 4)
+		return "a vendor id is 4 hex digits";
+	if (which == POLICY_CLASSES && len != 2 && len != 4 && len != 6)
+		return "a class is 2, 4 or 6 hex digits";
+	if (which == POLICY_NUMA_NODES && len > 4)
+		return "NUMA node number too large";
+	return NULL;
+}
+
+int policy_list_check(enum policy_list which, const char *s, char *err,
+		      size_t errlen)
+{
+	const char *item = s, *end, *why;
+	size_t len;
+
+	if (strlen(s) >= P2PMAP_POLICY_LEN) {
+		snprintf(err, errlen, "longer than %d characters",
+			 P2PMAP_POLICY_LEN - 1);
+		return -1;
+	}
+	if (!*s)
+		return 0;
+	for (;;) {
+		end = strchr(item, ',');
+		len = end ? (size_t)(end - item) : strlen(item);
+		why = item_error(which, item, len);
+		if (why) {
+			snprintf(err, errlen, "\"%.*s\": %s", (int)len, item,
+				 why);
+			return -1;
+		}
+		if (!end)
+			return 0;
+		item = end + 1;
+	}
+}
+
+int policy_parse_attrs(struct nlattr *head, int len, struct p2pmap_policy *p)
+{
+	struct nlattr *a;
+	int rem;
+
+	memset(p, 0, sizeof(*p));
+	nla_for_each_attr(a, head, len, rem) {
+		switch (nla_type(a)) {
+		case P2PMAP_A_POLICY_DRIVERS:
+			pnl_attr_str(a, p->drivers, sizeof(p->drivers));
+			p->has_drivers = true;
+			break;
+		case P2PMAP_A_POLICY_VENDORS:
+			pnl_attr_str(a, p->vendors, sizeof(p->vendors));
+			p->has_vendors = true;
+			break;
+		case P2PMAP_A_POLICY_CLASSES:
+			pnl_attr_str(a, p->classes, sizeof(p->classes));
+			p->has_classes = true;
+			break;
+		case P2PMAP_A_POLICY_NUMA_NODES:
+			pnl_attr_str(a, p->numa_nodes, sizeof(p->numa_nodes));
+			p->has_numa_nodes = true;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int policy_msg(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+
+	policy_parse_attrs(genlmsg_attrdata(nlmsg_data(nlh), 0),
+			   genlmsg_attrlen(nlmsg_data(nlh), 0), arg);
+	return NL_OK;
+}
+
+int policy_get(struct p2pmap_nl *nl, struct p2pmap_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	return pnl_do(nl, P2PMAP_CMD_POLICY_GET, NULL, NULL, policy_msg, p);
+}
+
+static int policy_fill(struct nl_msg *msg, const void *arg)
+{
+	const struct policy_req *req = arg;
+
+	if (req->drivers &&
+	    nla_put_string(msg, P2PMAP_A_POLICY_DRIVERS, req->drivers))
+		return -EMSGSIZE;
+	if (req->vendors &&
+	    nla_put_string(msg, P2PMAP_A_POLICY_VENDORS, req->vendors))
+		return -EMSGSIZE;
+	if (req->classes &&
+	    nla_put_string(msg, P2PMAP_A_POLICY_CLASSES, req->classes))
+		return -EMSGSIZE;
+	if (req->numa_nodes &&
+	    nla_put_string(msg, P2PMAP_A_POLICY_NUMA_NODES, req->numa_nodes))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int policy_set(struct p2pmap_nl *nl, const struct policy_req *req)
+{
+	return pnl_do(nl, P2PMAP_CMD_POLICY_SET, policy_fill, req, NULL, NULL);
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Fault counter sources of p2pmap verify: netlink, or a file (tests). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev.h"
+#include "verify_faults.h"
+
+struct nl_source {
+	struct p2pmap_nl nl;
+	bool loaded;
+	const char *why;		/* when not loaded */
+	struct p2pmap_dev_list devs;
+};
+
+/* The (@dev, @target) pair counter; false when unknown. */
+static bool peer_count(const struct p2pmap_dev *dev, const char *target,
+		       uint64_t *count)
+{
+	unsigned int i, kept;
+
+	kept = dev->npeers < P2PMAP_MAX_PEERS ? dev->npeers : P2PMAP_MAX_PEERS;
+	for (i = 0; i < kept; i++) {
+		if (!strcmp(dev->peers[i].target, target)) {
+			*count = dev->peers[i].f.has_count ?
+				 dev->peers[i].f.count : 0;
+			return true;
+		}
+	}
+	*count = 0;
+	/* Records past the ones kept may hold it. */
+	return dev->npeers <= P2PMAP_MAX_PEERS;
+}
+
+static bool nl_read(struct verify_faults *src, const struct verify_gpu *from,
+		    const struct verify_gpu *to, bool after, uint64_t *count)
+{
+	struct nl_source *s = src->priv;
+	const struct p2pmap_dev *a, *b;
+	uint64_t ab, ba;
+
+	(void)after;
+	if (!s->loaded) {
+		src->why = s->why;
+		return false;
+	}
+	if (dev_dump(&s->nl, &s->devs)) {
+		src->why = "reading the device dump failed";
+		return false;
+	}
+	a = dev_list_find(&s->devs, from->pci);
+	b = dev_list_find(&s->devs, to->pci);
+	if (!a || !b) {
+		src->why = "a GPU is not tracked by p2pmap";
+		return false;
+	}
+	if (!peer_count(a, to->pci, &ab) || !peer_count(b, from->pci, &ba)) {
+		src->why = "too many peer records";
+		return false;
+	}
+	*count = ab + ba;
+	return true;
+}
+
+int verify_faults_nl_open(struct verify_faults *src)
+{
+	struct nl_source *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s) {
+		fprintf(stderr, "p2pmap: out of memory\n");
+		return -1;
+	}
+	/* Verify without counters rather than not at all. */
+	err = pnl_open(&s->nl);
+	s->loaded = !err;
+	s->why = err == -ENOENT ? "p2pmap module not loaded" :
+		 "p2pmap netlink unavailable";
+	memset(src, 0, sizeof(*src));
+	src->read = nl_read;
+	src->priv = s;
+	return 0;
+}
+
+/* The file source: the lines, parsed at open. */
+struct file_line {
+	char from[P2PMAP_ADDR_LEN], to[P2PMAP_ADDR_LEN];
+	uint64_t before, after;
+};
+
+struct file_source {
+	size_t n;
+	struct file_line *lines;
+};
+
+/* @key is a CUDA index or a PCI address of @g. */
+static bool key_matches(const char *key, const struct verify_gpu *g)
+{
+	char idx[16];
+
+	snprintf(idx, sizeof(idx), "%d", g->index);
+	return !strcmp(key, idx) || !strcmp(key, g->pci);
+}
+
+static bool file_read(struct verify_faults *src, const struct verify_gpu *from,
+		      const struct verify_gpu *to, bool after, uint64_t *count)
+{
+	struct file_source *s = src->priv;
+	size_t i;
+
+	*count = 0;
+	for (i = 0; i < s->n; i++) {
+		if (key_matches(s->lines[i].from, from) &&
+		    key_matches(s->lines[i].to, to)) {
+			*count = after ? s->lines[i].after :
+					 s->lines[i].before;
+			break;
+		}
+	}
+	return true;
+}
+
+static int parse_line(char *line, struct file_line *l)
+{
+	char dir[64], *arrow;
+	uint64_t before, after;
+	char extra;
+
+	line[strcspn(line, "#\n")] = '\0';
+	if (strspn(line, " \t") == strlen(line))
+		return 1;			/* blank */
+	if (sscanf(line, "%63s %" SCNu64 " %" SCNu64 " %c", dir, &before,
+		   &after, &extra) != 3)
+		return -1;
+	arrow = strstr(dir, "->");
+	if (!arrow || arrow == dir || !arrow[2] ||
+	    (size_t)(arrow - dir) >= sizeof(l->from) ||
+	    strlen(arrow + 2) >= sizeof(l->to))
+		return -1;
+	*arrow = '\0';
+	memcpy(l->from, dir, strlen(dir) + 1);
+	memcpy(l->to, arrow + 2, strlen(arrow + 2) + 1);
+	l->before = before;
+	l->after = after;
+	return 0;
+}
+
+int verify_faults_file_open(struct verify_faults *src, const char *path)
+{
+	struct file_source *s = calloc(1, sizeof(*s));
+	struct file_line l, *lines;
+	unsigned int lineno = 0;
+	char buf[256];
+	FILE *f;
+	int rc;
+
+	if (!s) {
+		fprintf(stderr, "p2pmap: out of memory\n");
+		return -1;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "p2pmap: %s: %s\n", path, strerror(errno));
+		free(s);
+		return -1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		lineno++;
+		rc = parse_line(buf, &l);
+		if (rc > 0)
+			continue;
+		if (rc < 0) {
+			fprintf(stderr, "p2pmap: %s:%u: expected \"A->B BEFORE AFTER\"\n",
+				path, lineno);
+			goto fail;
+		}
+		lines = realloc(s->lines, (s->n + 1) * sizeof(*lines));
+		if (!lines) {
+			fprintf(stderr, "p2pmap: out of memory\n");
+			goto fail;
+		}
+		s->lines = lines;
+		s->lines[s->n++] = l;
+	}
+	fclose(f);
+	memset(src, 0, sizeof(*src));
+	src->read = file_read;
+	src->priv = s;
+	return 0;
+fail:
+	fclose(f);
+	free(s->lines);
+	free(s);
+	return -1;
+}
+
+void verify_faults_close(struct verify_faults *src)
+{
+	struct nl_source *ns;
+	struct file_source *fs;
+
+	if (src->read == nl_read) {
+		ns = src->priv;
+		if (ns->loaded)
+			pnl_close(&ns->nl);
+		dev_list_free(&ns->devs);
+		free(ns);
+	} else if (src->read == file_read) {
+		fs = src->priv;
+		free(fs->lines);
+		free(fs);
+	}
+	memset(src, 0, sizeof(*src));
+}
