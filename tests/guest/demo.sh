@@ -17,13 +17,19 @@ say "GPU $A reads GPU $B's BAR0 at the raw peer bus address $(bar0 $B), as NVIDI
 echo "read:  $(peer_read $A $B)"
 echo "write: $(peer_write $A $B)   (0xedcba987 = landed, 0xffffffff = lost)"
 
-say "Link the pair: $A may DMA into $B's BARs"
-run p2pmap link add $A $B
+say "p2pmap saw those faults: the direction shows FLT, though no link is configured on it"
+sleep 0.3
 run p2pmap status
+
+say "Link the pair: $A may DMA into $B's BARs (and start the fault counters afresh)"
+run p2pmap link add $A $B
+run p2pmap faults reset
 
 say "The same transfer again"
 echo "read:  $(peer_read $A $B)"
 echo "write: $(peer_write $A $B)"
+sleep 0.3
+run p2pmap status
 
 say "Only the linked direction is mapped: $B -> $A still faults"
 echo "read:  $(peer_read $B $A)"
