@@ -18,11 +18,7 @@ mirror=${P2PMAP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 log=$top/build/logs/newer-kernel.log
 mkdir -p "$top/build/logs"
 : >"$log"
-n=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
+. "$top/tests/tap.sh"
 bail() {
 	tap 1 "$1 (see build/logs/newer-kernel.log)"
 	tail -n 20 "$log" | sed 's/^/# /'

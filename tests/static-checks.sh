@@ -6,11 +6,7 @@
 #   - checkpatch.pl --strict is clean on kmod/, the UAPI header and p2ptest
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-n=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
+. "$top/tests/tap.sh"
 
 for k in $("$top/tests/kernels.sh"); do
 	src=$top/build/$k/src/kmod

@@ -20,23 +20,15 @@ mkdir -p "$logs"
 log=$logs/install.log
 version=$(cat "$top/VERSION")
 prefix=/usr
-n=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
+. "$top/tests/tap.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
-	skip "make install / make uninstall" "needs root"
+	tap_skip "make install / make uninstall" "needs root"
 	exit 0
 fi
 if [ -e "$prefix/sbin/p2pmap" ] || [ -e "/usr/src/p2pmap-$version" ] ||
    dkms status -m p2pmap 2>/dev/null | grep -q .; then
-	skip "make install / make uninstall" \
+	tap_skip "make install / make uninstall" \
 		"p2pmap is already installed on this machine"
 	exit 0
 fi
@@ -68,14 +60,14 @@ if [ -n "$mans" ]; then
 	[ -z "$missing" ]
 	tap $? "man pages installed: $(echo $mans)${missing:+ (missing:$missing)}"
 else
-	skip "man pages installed" "no man/ pages in the tree"
+	tap_skip "man pages installed" "no man/ pages in the tree"
 fi
 
 if [ -f "$top/completion/p2pmap.bash" ]; then
 	[ -f "$prefix/share/bash-completion/completions/p2pmap" ]
 	tap $? "bash completion installed"
 else
-	skip "bash completion installed" "no completion/p2pmap.bash in the tree"
+	tap_skip "bash completion installed" "no completion/p2pmap.bash in the tree"
 fi
 
 grep -qx "PACKAGE_VERSION=\"$version\"" "/usr/src/p2pmap-$version/dkms.conf"

@@ -6,17 +6,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
 
-ok() {	# ok STATUS DESC
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. "$top/tests/tap.sh"
 
 if ! command -v man >/dev/null || ! command -v groff >/dev/null; then
 	echo "# installing man-db and groff-base" >&2
@@ -28,24 +19,24 @@ for page in p2pmap.8 p2pmap.4; do
 		>"$tmp/$page.txt" 2>"$tmp/$page.err"
 	rc=$?
 	[ $rc = 0 ] && [ ! -s "$tmp/$page.err" ] && [ -s "$tmp/$page.txt" ]
-	ok $? "man/$page renders without warnings"
+	tap $? "man/$page renders without warnings"
 	[ -s "$tmp/$page.err" ] && sed 's/^/# /' "$tmp/$page.err"
 done
 
 # Every subcommand of main.c's table, in the man page and the completion.
 cmds=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", cmd_[a-z_]*,.*/\1/p' "$top/user/main.c")
 [ -n "$cmds" ]
-ok $? "main.c's command table is found"
+tap $? "main.c's command table is found"
 missing=
 for c in $cmds; do
 	grep -q "^\(\.B\|\.BR\|\\\\fB\)[ ]*\"\?$c\b" "$top/man/p2pmap.8" ||
 		missing="$missing $c"
 done
 [ -z "$missing" ]
-ok $? "every subcommand is in p2pmap.8${missing:+ (missing:$missing)}"
+tap $? "every subcommand is in p2pmap.8${missing:+ (missing:$missing)}"
 for c in "link auto" "config save" "config show" "policy set" "faults reset"; do
 	grep -q "fB$c\\\\fR\|^\.BR \"$c\"" "$top/man/p2pmap.8"
-	ok $? "p2pmap.8 documents $c"
+	tap $? "p2pmap.8 documents $c"
 done
 
 # Every --option the commands parse, in the man page and the completion.
@@ -58,9 +49,9 @@ for o in $opts; do
 	grep -qF -- "$o" "$top/completion/p2pmap.bash" || missing_c="$missing_c $o"
 done
 [ -z "$missing" ]
-ok $? "every option is in p2pmap.8${missing:+ (missing:$missing)}"
+tap $? "every option is in p2pmap.8${missing:+ (missing:$missing)}"
 [ -z "$missing_c" ]
-ok $? "every option is in the completion${missing_c:+ (missing:$missing_c)}"
+tap $? "every option is in the completion${missing_c:+ (missing:$missing_c)}"
 
 # Module parameters and sysfs files in p2pmap.4.
 missing=
@@ -69,7 +60,7 @@ for p in $(sed -n 's/^module_param(\([a-z_]*\),.*/\1/p' "$top"/kmod/*.c |
 	grep -q "^\.BI $p=" "$top/man/p2pmap.4" || missing="$missing $p"
 done
 [ -z "$missing" ]
-ok $? "every module parameter is in p2pmap.4${missing:+ (missing:$missing)}"
+tap $? "every module parameter is in p2pmap.4${missing:+ (missing:$missing)}"
 missing=
 for f in $(sed -n 's|^What:.*/\([a-z_]*\)$|\1|p' \
 	   "$top/Documentation/ABI/testing/sysfs-kernel-p2pmap"); do
@@ -77,11 +68,11 @@ for f in $(sed -n 's|^What:.*/\([a-z_]*\)$|\1|p' \
 		missing="$missing $f"
 done
 [ -z "$missing" ]
-ok $? "every sysfs file is in p2pmap.4${missing:+ (missing:$missing)}"
+tap $? "every sysfs file is in p2pmap.4${missing:+ (missing:$missing)}"
 grep -q '^\.B events$' "$top/man/p2pmap.4" &&
 	grep -q '^\.B p2pmap$' "$top/man/p2pmap.4" &&
 	grep -q '^\.SH IOVA GUARD' "$top/man/p2pmap.4"
-ok $? "p2pmap.4: the netlink family, its multicast group, the IOVA guard"
+tap $? "p2pmap.4: the netlink family, its multicast group, the IOVA guard"
 
 # The completion, in a plain bash (no bash-completion package).
 mkdir -p "$tmp/pci/0000:01:00.0" "$tmp/pci/0000:41:00.0" "$tmp/pci/0000:81:00.0"
@@ -98,7 +89,7 @@ expect() {	# expect "WANT" WORD...
 	shift
 	got=$(complete_words "$@")
 	[ "$got" = "$want" ]
-	ok $? "completion: p2pmap ${*:2}<TAB> -> ${want:-nothing}"
+	tap $? "completion: p2pmap ${*:2}<TAB> -> ${want:-nothing}"
 	[ "$got" = "$want" ] || echo "# got: $got"
 }
 expect "list link" p2pmap li
@@ -119,11 +110,9 @@ for c in $cmds; do
 	[[ " $got " == *" $c "* ]] || missing="$missing $c"
 done
 [ -z "$missing" ]
-ok $? "completion offers every subcommand of main.c${missing:+ (missing:$missing)}"
+tap $? "completion offers every subcommand of main.c${missing:+ (missing:$missing)}"
 bash --norc --noprofile -c 'source "$1" && complete -p p2pmap' _ \
 	"$top/completion/p2pmap.bash" >/dev/null
-ok $? "completion registers itself for p2pmap"
+tap $? "completion registers itself for p2pmap"
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+tap_done

@@ -10,17 +10,8 @@ py=${PYTHON:-/usr/bin/python3}
 check="$py $top/tests/spec/check-sync.py"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
+. "$top/tests/tap.sh"
 
-tap() {	# tap OK DESC
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=$((fail + 1))
-	fi
-}
 
 # agrees H Y: check-sync accepts the pair.
 agrees() { $check "$1" "$2" >"$tmp/out" 2>&1; }
@@ -73,4 +64,4 @@ mutant "spec: an attribute type changed is caught" "$spec" \
 	'attr("dev", "numa-node")["type"] = "u32"'
 mutant "spec: an operation removed is caught" "$spec" \
 	'ops.remove(next(o for o in ops if o["name"] == "info-get"))'
-[ $fail = 0 ]
+tap_done

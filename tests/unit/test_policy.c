@@ -13,24 +13,8 @@
 #include "format_json.h"
 #include "json_check.h"
 #include "policy.h"
+#include "render.h"
 #include "tap.h"
-
-#define RENDER(out, call) do {						\
-	size_t len_ = 0;						\
-	FILE *f = open_memstream(&(out), &len_);			\
-									\
-	call;								\
-	fclose(f);							\
-} while (0)
-
-#define RENDER_CHECK(want, desc, call) do {				\
-	char *buf_ = NULL;						\
-									\
-	RENDER(buf_, call);						\
-	if (!tap_ok(!strcmp(buf_, (want)), "%s", (desc)))		\
-		printf("# got:\n%s# want:\n%s", buf_, (want));		\
-	free(buf_);							\
-} while (0)
 
 static void check_list(enum policy_list which, const char *s, bool valid,
 		       const char *want_err)

@@ -12,6 +12,7 @@
 #include "format_json.h"
 #include "json_check.h"
 #include "report.h"
+#include "render.h"
 #include "tap.h"
 
 #define A "0000:00:10.0"
@@ -19,24 +20,6 @@
 #define C "0000:00:12.0"
 #define D "0000:00:13.0"
 #define T0 1700000000000000000ULL	/* 2023-11-14T22:13:20Z */
-
-/* Run @call with FILE *f on a memstream; @out gets what it wrote. */
-#define RENDER(out, call) do {						\
-	size_t len_ = 0;						\
-	FILE *f = open_memstream(&(out), &len_);			\
-									\
-	call;								\
-	fclose(f);							\
-} while (0)
-
-#define RENDER_CHECK(want, desc, call) do {				\
-	char *buf_ = NULL;						\
-									\
-	RENDER(buf_, call);						\
-	if (!tap_ok(!strcmp(buf_, (want)), "%s", (desc)))		\
-		printf("# got:\n%s# want:\n%s", buf_, (want));		\
-	free(buf_);							\
-} while (0)
 
 static struct p2pmap_link mklink(const char *i, const char *t, uint32_t state)
 {

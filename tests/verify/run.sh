@@ -10,27 +10,13 @@ p2pmap=$top/user/p2pmap
 stubdir=$top/build/cuda-stub
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
 
-ok() {	# ok STATUS DESC
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n - # SKIP $1"
-}
+. "$top/tests/tap.sh"
 
 make -s -C "$top/user" p2pmap >"$tmp/build.log" 2>&1
-ok $? "p2pmap builds"
+tap $? "p2pmap builds"
 make -s -C "$top/tests/cuda-stub" OUT="$stubdir" >>"$tmp/build.log" 2>&1
-ok $? "the CUDA stub builds"
+tap $? "the CUDA stub builds"
 
 want_syms="cuCtxEnablePeerAccess cuCtxSetCurrent cuCtxSynchronize
 cuDeviceCanAccessPeer cuDeviceGet cuDeviceGetCount cuDeviceGetPCIBusId
@@ -40,7 +26,7 @@ cuMemcpyPeer"
 got_syms=$(nm -D --defined-only "$stubdir/libcuda.so.1" | awk '{print $3}' |
 	   sort | tr '\n' ' ')
 [ "$got_syms" = "$(echo $want_syms | tr ' ' '\n' | sort | tr '\n' ' ')" ]
-ok $? "the stub exports exactly the 16 entry points p2pmap looks up"
+tap $? "the stub exports exactly the 16 entry points p2pmap looks up"
 
 # Four GPUs; the third has an upper-case bus id with an 8-digit domain.
 devs="0000:01:00.0,0000:41:00.0,00000000:C1:00.0,0000:E1:00.0"
@@ -68,27 +54,27 @@ line() {	# line NAME "GPUa (..) -> GPUb (..): VERDICT..."
 rm -f "$tmp/stub.log"
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run all verify --vllm-cache
 [ "$(cat "$tmp/all.rc")" = 1 ]
-ok $? "exit 1 when a direction does not work"
+tap $? "exit 1 when a direction does not work"
 line all "GPU1 (0000:41:00.0) -> GPU2 (0000:c1:00.0): works"
-ok $? "verdict works"
+tap $? "verdict works"
 line all "GPU2 (0000:c1:00.0) -> GPU0 (0000:01:00.0): works"
-ok $? "verdict works with a counter that did not grow (4 -> 4)"
+tap $? "verdict works with a counter that did not grow (4 -> 4)"
 line all "GPU1 (0000:41:00.0) -> GPU0 (0000:01:00.0): wrong data (first wrong byte at offset 0 of 4194304)"
-ok $? "verdict wrong data"
+tap $? "verdict wrong data"
 line all "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): faulted (p2pmap fault counter 0 -> 3, data wrong)"
-ok $? "verdict faulted from the injected counters"
+tap $? "verdict faulted from the injected counters"
 line all "GPU0 (0000:01:00.0) -> GPU2 (0000:c1:00.0): peer access refused (cuDeviceCanAccessPeer: no)"
-ok $? "verdict peer access refused (cuDeviceCanAccessPeer 0)"
+tap $? "verdict peer access refused (cuDeviceCanAccessPeer 0)"
 line all "GPU3 (0000:e1:00.0) -> GPU0 (0000:01:00.0): peer access refused (cuCtxEnablePeerAccess: peer access is not supported between these two devices)"
-ok $? "verdict peer access refused (cuCtxEnablePeerAccess 217)"
+tap $? "verdict peer access refused (cuCtxEnablePeerAccess 217)"
 line all "GPU2 (0000:c1:00.0) -> GPU1 (0000:41:00.0): error (cuMemcpyPeer: CUDA error 700: an illegal memory access was encountered)"
-ok $? "verdict error, with cuGetErrorString's text"
+tap $? "verdict error, with cuGetErrorString's text"
 [ "$(grep -c ': ' "$tmp/all.out")" -ge 12 ] &&
 	line all "verify: 12 directions, 7 work"
-ok $? "12 directions, summary line"
+tap $? "12 directions, summary line"
 cache=$HOME/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json
 line all "vllm cache: $cache"
-ok $? "the vLLM cache path is printed"
+tap $? "the vLLM cache path is printed"
 python3 - "$cache" "$tmp/all.out" <<'PY'
 import json, re, sys
 cache = json.load(open(sys.argv[1]))
@@ -102,13 +88,13 @@ want = {"%d->%d" % (a, b): a == b or (a, b) in works
 assert cache == want, (cache, want)
 assert cache["1->2"] is True and cache["0->1"] is False
 PY
-ok $? "the vLLM cache: every pair, true exactly for works (and the diagonal)"
+tap $? "the vLLM cache: every pair, true exactly for works (and the diagonal)"
 [ -z "$(ls -A "$HOME/.cache/vllm" | grep -v '^gpu_p2p_access_cache_for_0,1,2,3.json$')" ]
-ok $? "the vLLM cache is written atomically (no temporary file left)"
+tap $? "the vLLM cache is written atomically (no temporary file left)"
 [ "$(stat -c %a "$cache")" = 644 ]
-ok $? "the vLLM cache is mode 0644"
+tap $? "the vLLM cache is mode 0644"
 grep -qx "allocations=0 contexts=0 peer_copies=10" "$tmp/stub.log"
-ok $? "every allocation freed and context released; 10 peer copies (not for refused)"
+tap $? "every allocation freed and context released; 10 peer copies (not for refused)"
 
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run json verify --json --size 64K
 python3 - "$tmp/json.out" <<'PY'
@@ -130,18 +116,18 @@ assert dirs[(1, 0)]["verdict"] == "wrong data"
 assert dirs[(1, 2)]["verdict"] == "works" and dirs[(1, 2)]["faults_after"] == 0
 assert d["vllm_cache"] is None
 PY
-ok $? "--json: directions, verdicts, counters, CUDA errors, summary"
+tap $? "--json: directions, verdicts, counters, CUDA errors, summary"
 
 # A fault on a direction whose data arrive is still "faulted".
 printf '1->3 5 6\n' >"$tmp/faults2"
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults2 run f2 verify --devices 1,3
 line f2 "GPU1 (0000:41:00.0) -> GPU3 (0000:e1:00.0): faulted (p2pmap fault counter 5 -> 6, data correct)" &&
 	[ "$(cat "$tmp/f2.rc")" = 1 ]
-ok $? "faulted whatever the data; exit 1"
+tap $? "faulted whatever the data; exit 1"
 printf '0000:41:00.0->0000:e1:00.0 1 2\n' >"$tmp/faults3"
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults3 run f3 verify --devices 3,1
 line f3 "GPU1 (0000:41:00.0) -> GPU3 (0000:e1:00.0): faulted (p2pmap fault counter 1 -> 2, data correct)"
-ok $? "the faults file takes PCI addresses too; --devices order is kept"
+tap $? "the faults file takes PCI addresses too; --devices order is kept"
 
 # All work: exit 0.
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run good verify --devices 1,3 --vllm-cache
@@ -149,24 +135,24 @@ P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run good verify --devices 1,3 --vllm-cache
 	line good "GPU1 (0000:41:00.0) -> GPU3 (0000:e1:00.0): works" &&
 	line good "GPU3 (0000:e1:00.0) -> GPU1 (0000:41:00.0): works" &&
 	line good "verify: 2 directions, 2 work"
-ok $? "exit 0 when every direction works"
+tap $? "exit 0 when every direction works"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == {"0->0": True, "0->1": True, "1->0": True, "1->1": True}' \
 	"$HOME/.cache/vllm/gpu_p2p_access_cache_for_1,3.json"
-ok $? "vLLM cache of a subset: named after the subset, keys are positions"
+tap $? "vLLM cache of a subset: named after the subset, keys are positions"
 CUDA_VISIBLE_DEVICES=4,5,6,7 XDG_CACHE_HOME=$tmp/xdg \
 	P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run vis verify --devices 1,3 --vllm-cache
 [ -f "$tmp/xdg/vllm/gpu_p2p_access_cache_for_5,7.json" ]
-ok $? "vLLM cache under XDG_CACHE_HOME, named by CUDA_VISIBLE_DEVICES' entries"
+tap $? "vLLM cache under XDG_CACHE_HOME, named by CUDA_VISIBLE_DEVICES' entries"
 
 # Without counters (module not loaded, no file): verdicts from the data.
 run nofile verify --devices 0,1
 grep -q "fault counters unknown" "$tmp/nofile.err" &&
 	line nofile "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): wrong data (first wrong byte at offset 0 of 4194304)"
-ok $? "fault counters unknown: said so, verified anyway"
+tap $? "fault counters unknown: said so, verified anyway"
 run nofilejson verify --devices 0,1 --json
 python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert all(x["faults_before"] is None and x["faults_after"] is None for x in d["directions"])' \
 	"$tmp/nofilejson.out"
-ok $? "fault counters unknown: null in --json"
+tap $? "fault counters unknown: null in --json"
 
 # Usage errors: exit 2.
 rc=0
@@ -176,28 +162,26 @@ for args in "--devices 0,0" "--devices 0" "--devices x" "--size 0" \
 	run usage verify $args
 	[ "$(cat "$tmp/usage.rc")" = 2 ] || { rc=1; echo "# $args"; }
 done
-ok $rc "usage errors exit 2"
+tap $rc "usage errors exit 2"
 run range verify --devices 0,9
 [ "$(cat "$tmp/range.rc")" = 1 ] && grep -q "no CUDA device 9" "$tmp/range.err"
-ok $? "a device index out of range: exit 1"
+tap $? "a device index out of range: exit 1"
 
 # No CUDA: exit 3.
 P2PMAP_CUDA_STUB="" run nodev verify
 [ "$(cat "$tmp/nodev.rc")" = 3 ] &&
 	grep -qx "p2pmap verify: no CUDA devices" "$tmp/nodev.err"
-ok $? "no CUDA devices: exit 3"
+tap $? "no CUDA devices: exit 3"
 P2PMAP_CUDA_STUB="0000:01:00.0" run onedev verify
 [ "$(cat "$tmp/onedev.rc")" = 3 ]
-ok $? "one CUDA device: exit 3"
+tap $? "one CUDA device: exit 3"
 if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
-	skip "no CUDA driver: this host has a real libcuda.so.1"
+	tap_skip "no CUDA driver" "this host has a real libcuda.so.1"
 else
 	"$p2pmap" verify >"$tmp/nolib.out" 2>"$tmp/nolib.err"
 	[ $? = 3 ] && grep -qxF "p2pmap verify: no CUDA driver (libcuda.so.1 not found)" \
 		"$tmp/nolib.err"
-	ok $? "no libcuda.so.1 on the path: exit 3, no CUDA driver"
+	tap $? "no libcuda.so.1 on the path: exit 3, no CUDA driver"
 fi
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+tap_done
