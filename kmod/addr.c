@@ -28,19 +28,25 @@ static int hexfield(const char *s, int n, unsigned int *val)
 	return 0;
 }
 
-/* Strict: only the canonical 12-character form is accepted. */
+/*
+ * Strict: only the canonical form is accepted, the one p2pmap_addr_format()
+ * writes: a domain of 4 hex digits, or up to 8 when it is above 0xffff.
+ */
 int p2pmap_addr_parse(const char *s, int *domain, unsigned int *bus,
 		      unsigned int *devfn)
 {
 	unsigned int dom, dev, fn;
+	size_t len = strlen(s);
+	int d = len - 8;	/* digits of the domain */
 
-	if (strlen(s) != P2PMAP_ADDR_LEN - 1 || s[4] != ':' || s[7] != ':' ||
-	    s[10] != '.')
+	if (d < 4 || d > 8 || s[d] != ':' || s[d + 3] != ':' ||
+	    s[d + 6] != '.')
 		return -EINVAL;
-	if (hexfield(s, 4, &dom) || hexfield(s + 5, 2, bus) ||
-	    hexfield(s + 8, 2, &dev) || hexfield(s + 11, 1, &fn))
+	if (hexfield(s, d, &dom) || hexfield(s + d + 1, 2, bus) ||
+	    hexfield(s + d + 4, 2, &dev) || hexfield(s + d + 7, 1, &fn))
 		return -EINVAL;
-	if (dev > 0x1f || fn > 7)
+	if (dev > 0x1f || fn > 7 || (d > 4 && (dom <= 0xffff || s[0] == '0')) ||
+	    dom > INT_MAX)
 		return -EINVAL;
 	*domain = dom;
 	*devfn = PCI_DEVFN(dev, fn);

@@ -17,13 +17,28 @@ struct p2pmap_dev *p2pmap_dev_find(const char *addr)
 	return NULL;
 }
 
+struct p2pmap_dev *p2pmap_dev_find_pdev(struct pci_dev *pdev)
+{
+	struct p2pmap_dev *dev;
+
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry(dev, &p2pmap_devs, node)
+		if (dev->pdev == pdev)
+			return dev;
+	return NULL;
+}
+
 /* Bridges carry no GPU memory: only ordinary functions are tracked. */
 static bool p2pmap_dev_wanted(struct pci_dev *pdev)
 {
 	return pdev->hdr_type == PCI_HEADER_TYPE_NORMAL;
 }
 
-/* Find or start tracking @pdev; NULL if it is not wanted or on ENOMEM. */
+/*
+ * Find or start tracking @pdev; NULL if it is not wanted or on ENOMEM.  An
+ * entry belongs to one pci_dev: if another one holds @pdev's address, that
+ * device is gone (a removal p2pmap did not see), and its entry goes first.
+ */
 struct p2pmap_dev *p2pmap_dev_track(struct pci_dev *pdev)
 {
 	char addr[P2PMAP_ADDR_LEN];
@@ -32,19 +47,35 @@ struct p2pmap_dev *p2pmap_dev_track(struct pci_dev *pdev)
 	lockdep_assert_held(&p2pmap_lock);
 	if (!p2pmap_dev_wanted(pdev))
 		return NULL;
-	p2pmap_addr_format(pdev, addr);
-	dev = p2pmap_dev_find(addr);
+	dev = p2pmap_dev_find_pdev(pdev);
 	if (dev)
 		return dev;
+	p2pmap_addr_format(pdev, addr);
+	dev = p2pmap_dev_find(addr);
+	if (dev) {
+		/*
+		 * Cannot happen since the replay skips removed devices
+		 * (notifier.c); if it does, never map by a dead entry.  A
+		 * bound one may still hold ranges in a freed domain: the
+		 * new device is then not tracked at all.
+		 */
+		if (WARN_ON_ONCE(dev->bound))
+			return NULL;
+		pr_warn("%s: a new device took the address of one that left unseen: forgetting the old one\n",
+			addr);
+		p2pmap_dev_untrack(dev);
+	}
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return NULL;
 	strscpy(dev->addr, addr, sizeof(dev->addr));
+	dev->pdev = pci_dev_get(pdev);	/* put by the kobject release */
 	if (p2pmap_sysfs_dev_add(dev)) {
+		pr_warn("%s: not tracked: no sysfs entry (out of memory)\n",
+			addr);
 		kobject_put(&dev->kobj);
 		return NULL;
 	}
-	dev->pdev = pci_dev_get(pdev);
 	dev->id = p2pmap_next_dev_id++;
 	list_add_tail(&dev->node, &p2pmap_devs);
 	p2pmap_fault_index_rebuild();
@@ -64,8 +95,10 @@ static void p2pmap_dev_read_bars(struct p2pmap_dev *dev)
 		unsigned long fl = pci_resource_flags(pdev, i);
 		struct p2pmap_bar *bar = &dev->bars[i];
 
+		/* Only BARs the device decodes: assigned, enabled, claimed. */
 		if (!(fl & IORESOURCE_MEM) || !pci_resource_len(pdev, i) ||
-		    (fl & IORESOURCE_UNSET))
+		    (fl & (IORESOURCE_UNSET | IORESOURCE_DISABLED)) ||
+		    !pdev->resource[i].parent)
 			continue;
 		bar->bus = pci_bus_address(pdev, i);
 		bar->phys = pci_resource_start(pdev, i);
@@ -92,28 +125,48 @@ void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	dev->bound = true;
 	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
+	p2pmap_domain_record(dev);
 	p2pmap_dev_read_bars(dev);
 	p2pmap_fault_index_rebuild();
 	p2pmap_generation++;
 }
 
-void p2pmap_dev_unbind(struct p2pmap_dev *dev)
+static void p2pmap_dev_unbind(struct p2pmap_dev *dev)
 {
 	lockdep_assert_held(&p2pmap_lock);
 	dev->bound = false;
 	dev->dma_owned = false;
+	dev->domain = NULL;
 	dev->driver[0] = '\0';
 	memset(dev->bars, 0, sizeof(dev->bars));
 	p2pmap_fault_index_rebuild();
 	p2pmap_generation++;
 }
 
+/*
+ * @dev's driver is about to go (UNBIND_DRIVER, DEL_DEVICE): its driver and
+ * domain are still there.  Every link naming it is unmapped, and if it was
+ * the last device of its domain bound to a DMA API driver, the domain's
+ * reservations go back: nothing there can hold a raw peer address any more.
+ */
+void p2pmap_dev_leave(struct p2pmap_dev *dev)
+{
+	struct iommu_domain *domain = dev->domain;
+
+	lockdep_assert_held(&p2pmap_lock);
+	if (!dev->bound)
+		return;
+	p2pmap_dev_unbind(dev);
+	p2pmap_links_sync_dev(dev->addr);
+	if (domain && !p2pmap_domain_in_use(domain, dev))
+		p2pmap_ranges_release_domain(domain);
+}
+
 /* The fault index no longer names @dev; free what is left of it. */
 static void p2pmap_dev_free(struct p2pmap_dev *dev)
 {
-	pci_dev_put(dev->pdev);
 	kobject_del(&dev->kobj);
-	kobject_put(&dev->kobj);	/* kfree_rcu() in the release */
+	kobject_put(&dev->kobj);	/* pci_dev_put(), kfree_rcu(): release */
 }
 
 /*
@@ -126,7 +179,7 @@ void p2pmap_dev_untrack(struct p2pmap_dev *dev)
 	pr_debug("%s: untracked\n", dev->addr);
 	list_del(&dev->node);
 	p2pmap_fault_index_rebuild();
-	synchronize_rcu();	/* no fault probe sees @dev any more */
+	/* Its slots in other devices are freed after a grace period. */
 	p2pmap_faults_forget_target(dev->id);
 	p2pmap_generation++;
 	p2pmap_ntf_dev(dev, P2PMAP_CMD_DEV_DEL_NTF);

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a device's IOMMU group is attached to.  Looked up afresh every time:
- * p2pmap never trusts a domain pointer from an earlier event.
+ * What a device's IOMMU group is attached to, read only at bind events:
+ * iommu_get_domain_for_dev() is stable only for the device's bound driver
+ * (an unbound or VFIO-owned device's domain can be replaced and freed by
+ * iommufd or a sysfs type change under us).  What was read is recorded in
+ * the p2pmap_dev and used until the next bind event.
  */
 #include "p2pmap.h"
 
-enum p2pmap_domain p2pmap_domain_of(struct pci_dev *pdev)
+static enum p2pmap_domain p2pmap_domain_type(struct iommu_domain *d)
 {
-	struct iommu_domain *d = iommu_get_domain_for_dev(&pdev->dev);
-
 	if (!d)
 		return P2PMAP_DOMAIN_NONE;
 	switch (d->type) {
@@ -28,15 +29,40 @@ enum p2pmap_domain p2pmap_domain_of(struct pci_dev *pdev)
 }
 
 /*
- * The device's default DMA (or DMA-FQ) domain, or NULL if it is attached to
- * anything else.  Only default domains carry the DMA API flag, so a domain
- * that passes iommu_is_dma_domain() is the default one.
+ * @dev's driver is bound now (BIND/BOUND_DRIVER, or found bound under the
+ * device lock at load).  A driver that manages DMA itself (vfio-pci) can
+ * hand the group to userspace at any time: nothing is read for it.  Only
+ * default domains carry the DMA API flag, so a domain that passes
+ * iommu_is_dma_domain() is the device's default one.
  */
-struct iommu_domain *p2pmap_dma_domain(struct pci_dev *pdev)
+void p2pmap_domain_record(struct p2pmap_dev *dev)
 {
-	struct iommu_domain *d = iommu_get_domain_for_dev(&pdev->dev);
+	struct iommu_domain *d;
 
-	if (!d || !iommu_is_dma_domain(d))
-		return NULL;
-	return d;
+	lockdep_assert_held(&p2pmap_lock);
+	dev->domain = NULL;
+	if (dev->dma_owned) {
+		dev->domain_type = P2PMAP_DOMAIN_OTHER;
+		return;
+	}
+	d = iommu_get_domain_for_dev(&dev->pdev->dev);
+	dev->domain_type = p2pmap_domain_type(d);
+	if (d && iommu_is_dma_domain(d))
+		dev->domain = d;
+}
+
+/*
+ * Is a device other than @except bound to a DMA API driver in @domain?
+ * While one is, the domain lives and may hold raw peer addresses.
+ */
+bool p2pmap_domain_in_use(struct iommu_domain *domain,
+			  const struct p2pmap_dev *except)
+{
+	struct p2pmap_dev *dev;
+
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry(dev, &p2pmap_devs, node)
+		if (dev != except && dev->domain == domain)
+			return true;
+	return false;
 }

@@ -8,6 +8,7 @@
  * cmpxchg.  Events about new faults are coalesced by a delayed work so that
  * a fault storm costs listeners a few messages per second.
  */
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 #include "p2pmap.h"
@@ -104,11 +105,11 @@ void p2pmap_faults_reset(struct p2pmap_dev *dev)
 }
 
 /*
- * A target is gone: free its slots in every initiator.  The caller has
- * republished the fault index without it and waited for an RCU grace
- * period, so no probe can count into those slots any more.
+ * A target is gone: free its slots in every initiator.  Only after an RCU
+ * grace period since the fault index stopped naming it, so that no probe
+ * can count into a slot being freed.  Under p2pmap_lock.
  */
-void p2pmap_faults_forget_target(u32 target_id)
+static void p2pmap_faults_forget_now(u32 target_id)
 {
 	struct p2pmap_dev *dev;
 	struct p2pmap_peer_faults *p;
@@ -121,6 +122,57 @@ void p2pmap_faults_forget_target(u32 target_id)
 		p2pmap_fault_count_reset(&p->f);
 		WRITE_ONCE(p->target_id, 0);
 	}
+}
+
+struct p2pmap_forget {
+	struct rcu_work rwork;
+	u32 target_id;
+};
+
+static struct workqueue_struct *p2pmap_forget_wq;
+
+static void p2pmap_forget_work(struct work_struct *work)
+{
+	struct p2pmap_forget *f = container_of(to_rcu_work(work),
+					       struct p2pmap_forget, rwork);
+
+	mutex_lock(&p2pmap_lock);
+	p2pmap_faults_forget_now(f->target_id);
+	mutex_unlock(&p2pmap_lock);
+	kfree(f);
+}
+
+/*
+ * The caller has republished the fault index without @target_id.  Waiting
+ * for the grace period here would cost every removal (DEL_DEVICE) a
+ * synchronize_rcu() under p2pmap_lock: it is left to an RCU work.
+ */
+void p2pmap_faults_forget_target(u32 target_id)
+{
+	struct p2pmap_forget *f = kmalloc(sizeof(*f), GFP_KERNEL);
+
+	lockdep_assert_held(&p2pmap_lock);
+	if (!f) {
+		synchronize_rcu();
+		p2pmap_faults_forget_now(target_id);
+		return;
+	}
+	f->target_id = target_id;
+	INIT_RCU_WORK(&f->rwork, p2pmap_forget_work);
+	queue_rcu_work(p2pmap_forget_wq, &f->rwork);
+}
+
+int p2pmap_faults_init(void)
+{
+	p2pmap_forget_wq = alloc_workqueue("p2pmap", 0, 0);
+	return p2pmap_forget_wq ? 0 : -ENOMEM;
+}
+
+/* Module exit, not under p2pmap_lock: every pending forget has run. */
+void p2pmap_faults_exit(void)
+{
+	rcu_barrier();	/* the RCU callbacks have queued their works */
+	destroy_workqueue(p2pmap_forget_wq);
 }
 
 static struct p2pmap_dev *p2pmap_dev_by_id(u32 id)

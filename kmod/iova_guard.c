@@ -7,8 +7,15 @@
  * IOVA inside an identity range, and the two mappings collide (silently on
  * AMD v1 page tables).
  *
- * The guard reserves the range in that iova_domain, exactly as dma-iommu
- * reserves host-bridge windows, and gives it back when the range is unmapped.
+ * The guard puts a node of its own over the range in that iova_domain.  The
+ * check that the range is free and the insertion happen under one hold of
+ * the allocator's lock, so no allocation can land in between, and p2pmap
+ * never merges with, widens or adopts a node the DMA API made (what
+ * reserve_iova() would do).  Only the initiator's own host-bridge windows,
+ * which dma-iommu reserves itself, count as "already reserved"; any other
+ * node in the range is the DMA API's (in use, cached, waiting in the flush
+ * queue, or allocated and not yet mapped) or a firmware region: refused.
+ *
  * The iova_domain lives in dma-iommu's private cookie; p2pmap finds it by a
  * layout probed at build time and only trusts it after checking the anchor
  * node every live iova_domain has.  If it cannot be found, mapping is
@@ -21,17 +28,14 @@
 /* iova.c's private anchor marker: pfn_lo == pfn_hi == IOVA_ANCHOR. */
 #define P2PMAP_IOVA_ANCHOR	(~0UL)
 
-/*
- * A node at least this many granules large is never a cached (rcache) IOVA
- * and, when it covers an untranslated range, is a reservation: dma-iommu's
- * own host-bridge windows are such nodes.
- */
-#define P2PMAP_RESERVED_MIN_GRANULES	256
-
 #define P2PMAP_WHY_NO_IOVAD \
 	"cannot find the DMA API IOVA allocator of the initiator's domain on this kernel: refusing, the DMA API could hand out IOVAs inside the range"
 #define P2PMAP_WHY_IOVA_BUSY \
-	"target BAR range overlaps IOVAs the DMA API has allocated (or cached) in the initiator's domain"
+	"target BAR range overlaps IOVAs the initiator's DMA API allocator has handed out (in use, cached or waiting in the flush queue): load p2pmap before the initiator's driver"
+#define P2PMAP_WHY_IOVA_FOREIGN \
+	"target BAR range lies in a reservation of the initiator's allocator that is not its host bridge's window (a firmware region or a DMA API allocation): refusing"
+#define P2PMAP_WHY_IOVA_NOMEM \
+	"out of memory for the IOVA reservation"
 
 #ifdef P2PMAP_DEBUG
 static bool debug_skip_iova_guard;
@@ -89,37 +93,115 @@ static struct iova_domain *p2pmap_iovad(struct iommu_domain *domain)
 	return iovad;
 }
 
-/* Any node overlapping [lo, hi]; nodes are sorted and disjoint. */
-static struct iova *p2pmap_iova_overlap(struct iova_domain *iovad,
-					unsigned long lo, unsigned long hi)
+/* The lowest node that ends at or above @lo: O(log n) in the live IOVAs. */
+static struct iova *p2pmap_iova_from(struct iova_domain *iovad,
+				     unsigned long lo)
 {
 	struct rb_node *n = iovad->rbroot.rb_node;
+	struct iova *found = NULL;
 
 	while (n) {
 		struct iova *v = rb_entry(n, struct iova, node);
 
-		if (v->pfn_hi < lo)
+		if (v->pfn_hi < lo) {
 			n = n->rb_right;
-		else if (v->pfn_lo > hi)
+		} else {
+			found = v;
 			n = n->rb_left;
-		else
+		}
+	}
+	return found;
+}
+
+/* A node other than @skip overlapping [lo, hi]; nodes are disjoint. */
+static struct iova *p2pmap_iova_overlap(struct iova_domain *iovad,
+					unsigned long lo, unsigned long hi,
+					const struct iova *skip)
+{
+	struct iova *v = p2pmap_iova_from(iovad, lo);
+
+	while (v && v->pfn_lo <= hi) {
+		struct rb_node *next;
+
+		if (v != skip)
 			return v;
+		next = rb_next(&v->node);
+		v = next ? rb_entry(next, struct iova, node) : NULL;
 	}
 	return NULL;
 }
 
-/*
- * Make sure the DMA API can never allocate an IOVA in [iova, iova + size).
- * On success *resv is our reservation, or NULL when a kernel reservation
- * (a host-bridge window) already covers the range.
+/* Is @v exactly a memory window of @init's host bridge (what dma-iommu's
+ * iova_reserve_pci_windows() reserved), bus offset applied?
  */
-int p2pmap_iova_guard(struct iommu_domain *domain, u64 iova, u64 size,
-		      struct iova **resv, const char **why)
+static bool p2pmap_iova_is_bridge_window(struct iova_domain *iovad,
+					 struct pci_dev *init,
+					 const struct iova *v)
+{
+	struct pci_host_bridge *bridge = pci_find_host_bridge(init->bus);
+	struct resource_entry *w;
+
+	resource_list_for_each_entry(w, &bridge->windows) {
+		if (resource_type(w->res) != IORESOURCE_MEM)
+			continue;
+		if (iova_pfn(iovad, w->res->start - w->offset) == v->pfn_lo &&
+		    iova_pfn(iovad, w->res->end - w->offset) == v->pfn_hi)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Move @v, a node p2pmap just allocated, to [lo, hi], under the tree lock.
+ * Removing it from its old place does iova.c's own bookkeeping for a freed
+ * node (the allocation hints must not point at the old place); the insert
+ * is what reserve_iova() does for a fresh range (the hints stay).
+ */
+static void p2pmap_iova_move(struct iova_domain *iovad, struct iova *v,
+			     unsigned long lo, unsigned long hi)
+{
+	struct iova *c32 = rb_entry(iovad->cached32_node, struct iova, node);
+	struct iova *c = rb_entry(iovad->cached_node, struct iova, node);
+	struct rb_node **link = &iovad->rbroot.rb_node, *parent = NULL;
+
+	lockdep_assert_held(&iovad->iova_rbtree_lock);
+	if (v == c32 || (v->pfn_hi < iovad->dma_32bit_pfn &&
+			 v->pfn_lo >= c32->pfn_lo))
+		iovad->cached32_node = rb_next(&v->node);
+	if (v->pfn_lo < iovad->dma_32bit_pfn)
+		iovad->max32_alloc_size = iovad->dma_32bit_pfn;
+	if (v->pfn_lo >= c->pfn_lo)
+		iovad->cached_node = rb_next(&v->node);
+	rb_erase(&v->node, &iovad->rbroot);
+
+	v->pfn_lo = lo;
+	v->pfn_hi = hi;
+	while (*link) {
+		parent = *link;
+		if (lo < rb_entry(parent, struct iova, node)->pfn_lo)
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&v->node, parent, link);
+	rb_insert_color(&v->node, &iovad->rbroot);
+}
+
+/*
+ * Make sure the DMA API of @domain, the default domain of @init, can never
+ * hand out an IOVA in [iova, iova + size).  On success *resv is p2pmap's
+ * node, or NULL when @init's own host-bridge window already covers the
+ * range.  Refuses (EBUSY) when any other node overlaps it.
+ */
+int p2pmap_iova_reserve(struct iommu_domain *domain, struct pci_dev *init,
+			u64 iova, u64 size, struct iova **resv,
+			const char **why)
 {
 	struct iova_domain *iovad = p2pmap_iovad(domain);
-	unsigned long lo, hi, flags;
-	struct iova *v;
-	bool covered = false;
+	unsigned long lo, hi, flags, top;
+	bool covered = false, inside = false;
+	u64 in_way_lo = 0, in_way_hi = 0;
+	struct iova *spare, *v;
 
 	*resv = NULL;
 	if (debug_skip_iova_guard)
@@ -128,37 +210,49 @@ int p2pmap_iova_guard(struct iommu_domain *domain, u64 iova, u64 size,
 		*why = P2PMAP_WHY_NO_IOVAD;
 		return -EOPNOTSUPP;
 	}
-	lo = iova >> iova_shift(iovad);
-	hi = (iova + size - 1) >> iova_shift(iovad);
+	lo = iova_pfn(iovad, iova);
+	hi = iova_pfn(iovad, iova + size - 1);
 
-	spin_lock_irqsave(&iovad->iova_rbtree_lock, flags);
-	v = p2pmap_iova_overlap(iovad, lo, hi);
-	if (v && v->pfn_lo <= lo && v->pfn_hi >= hi &&
-	    v->pfn_hi - v->pfn_lo + 1 >= P2PMAP_RESERVED_MIN_GRANULES)
-		covered = true;
-	spin_unlock_irqrestore(&iovad->iova_rbtree_lock, flags);
-
-	if (covered)
-		return 0;
-	if (v) {
-		*why = P2PMAP_WHY_IOVA_BUSY;
-		return -EBUSY;
-	}
-	v = reserve_iova(iovad, lo, hi);
-	if (!v) {
-		*why = "could not reserve the range in the DMA API IOVA allocator";
+	/*
+	 * A node from the allocator's own cache (iova.c does not export its
+	 * node allocator), taken at the top of the pfn space, where no
+	 * device can address, and moved into place under the lock below.
+	 */
+	top = (ULONG_MAX >> iova_shift(iovad)) - 1;
+	spare = alloc_iova(iovad, 1, top, false);
+	if (!spare) {
+		*why = P2PMAP_WHY_IOVA_NOMEM;
 		return -ENOMEM;
 	}
-	if (v->pfn_lo != lo || v->pfn_hi != hi) {
-		/* An allocation raced in; the tree now holds both: refuse. */
-		*why = P2PMAP_WHY_IOVA_BUSY;
-		return -EBUSY;
+
+	spin_lock_irqsave(&iovad->iova_rbtree_lock, flags);
+	v = p2pmap_iova_overlap(iovad, lo, hi, spare);
+	if (v) {
+		/* Read @v only here: it is not ours and may go any time. */
+		inside = v->pfn_lo <= lo && v->pfn_hi >= hi;
+		covered = inside && p2pmap_iova_is_bridge_window(iovad, init, v);
+		in_way_lo = (u64)v->pfn_lo << iova_shift(iovad);
+		in_way_hi = ((u64)v->pfn_hi + 1) << iova_shift(iovad);
+	} else {
+		p2pmap_iova_move(iovad, spare, lo, hi);
 	}
-	*resv = v;
-	return 0;
+	spin_unlock_irqrestore(&iovad->iova_rbtree_lock, flags);
+
+	if (!v) {
+		*resv = spare;
+		return 0;
+	}
+	__free_iova(iovad, spare);
+	if (covered)
+		return 0;
+	pr_info("%s: IOVAs %#llx-%#llx of its DMA API allocator are in the way of %#llx+%#llx\n",
+		pci_name(init), in_way_lo, in_way_hi - 1, iova, size);
+	*why = inside ? P2PMAP_WHY_IOVA_FOREIGN : P2PMAP_WHY_IOVA_BUSY;
+	return -EBUSY;
 }
 
-void p2pmap_iova_unguard(struct iommu_domain *domain, struct iova *resv)
+/* Give back a reservation made by p2pmap_iova_reserve(). */
+void p2pmap_iova_release(struct iommu_domain *domain, struct iova *resv)
 {
 	struct iova_domain *iovad;
 

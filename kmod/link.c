@@ -13,6 +13,12 @@
 #define P2PMAP_WHY_TGT_OWNED \
 	"target is not on its default domain (owned by VFIO/iommufd or blocked)"
 
+#define P2PMAP_WHY_UNMAP_SHORT \
+	"iommu_unmap() came back short: PTEs may remain, the range stays reserved for good (p2pmap info)"
+
+/* Compared by address: a link in this state stays in it while unmapped. */
+static const char p2pmap_why_unmap_short[] = P2PMAP_WHY_UNMAP_SHORT;
+
 #define P2PMAP_WHY_INIT_POLICY \
 	"initiator is not admitted by the policy (p2pmap list --json: admit_reason)"
 #define P2PMAP_WHY_TGT_POLICY \
@@ -131,11 +137,14 @@ static enum p2pmap_link_state p2pmap_link_want(struct p2pmap_link *link,
 			P2PMAP_WHY_TGT_POLICY : P2PMAP_WHY_INIT_POLICY;
 		return P2PMAP_LINK_BLOCKED;
 	}
-	if (p2pmap_domain_owned(p2pmap_domain_of(tgt->pdev))) {
+	/* Both are bound to DMA API drivers: their domains were recorded at
+	 * bind and cannot change while the drivers stay.
+	 */
+	if (p2pmap_domain_owned(tgt->domain_type)) {
 		*reason = P2PMAP_WHY_TGT_OWNED;
 		return P2PMAP_LINK_BLOCKED;
 	}
-	d = p2pmap_domain_of(init->pdev);
+	d = init->domain_type;
 	if (d == P2PMAP_DOMAIN_NONE || d == P2PMAP_DOMAIN_IDENTITY) {
 		*reason = d == P2PMAP_DOMAIN_NONE ?
 			"initiator is not translated by an IOMMU: peer DMA needs no mapping" :
@@ -167,7 +176,12 @@ int p2pmap_link_sync(struct p2pmap_link *link)
 	want = p2pmap_link_want(link, init, tgt, &reason);
 
 	if (want != P2PMAP_LINK_MAPPED) {
-		p2pmap_link_unmap(link);
+		if (p2pmap_link_unmap(link) ||
+		    (link->state == P2PMAP_LINK_ERROR &&
+		     link->reason == p2pmap_why_unmap_short)) {
+			want = P2PMAP_LINK_ERROR;
+			reason = p2pmap_why_unmap_short;
+		}
 	} else if (link->state != P2PMAP_LINK_MAPPED) {
 		err = p2pmap_link_map(link, init, tgt);
 		if (err) {
@@ -178,6 +192,14 @@ int p2pmap_link_sync(struct p2pmap_link *link)
 		reason = link->reason;
 	}
 
+	p2pmap_link_set_state(link, want, reason);
+	return err;
+}
+
+/* Record and announce @link's state, if it changed. */
+void p2pmap_link_set_state(struct p2pmap_link *link,
+			   enum p2pmap_link_state want, const char *reason)
+{
 	WRITE_ONCE(link->mapped_bytes, p2pmap_link_mapped_bytes(link));
 	if (link->state != want || link->reason != reason) {
 		pr_info("link %s -> %s: %s%s%s\n", link->initiator,
@@ -188,7 +210,24 @@ int p2pmap_link_sync(struct p2pmap_link *link)
 		p2pmap_generation++;
 		p2pmap_ntf_link(link, P2PMAP_CMD_LINK_NTF);
 	}
-	return err;
+}
+
+/*
+ * Link deletion: unmap, then forget.  If an unmap comes back short, the
+ * link stays, in state ERROR, so that what is left is shown; deleting it
+ * again forgets it (the range itself stays reserved).
+ */
+int p2pmap_link_delete(struct p2pmap_link *link, const char **why)
+{
+	lockdep_assert_held(&p2pmap_lock);
+	if (p2pmap_link_unmap(link)) {
+		p2pmap_link_set_state(link, P2PMAP_LINK_ERROR,
+				      p2pmap_why_unmap_short);
+		*why = p2pmap_why_unmap_short;
+		return -EIO;
+	}
+	p2pmap_link_destroy(link);
+	return 0;
 }
 
 /* Re-evaluate every link with @addr on either side. */

@@ -17,6 +17,7 @@ static void p2pmap_teardown_mappings(void)
 	mutex_lock(&p2pmap_lock);
 	p2pmap_dying = true;
 	p2pmap_links_destroy_all();
+	p2pmap_ranges_release_all();	/* see range.c: why this is safe */
 	mutex_unlock(&p2pmap_lock);
 }
 
@@ -35,9 +36,12 @@ static int __init p2pmap_init(void)
 	err = p2pmap_policy_init();
 	if (err)
 		return err;
-	err = p2pmap_sysfs_init();
+	err = p2pmap_faults_init();
 	if (err)
 		return err;
+	err = p2pmap_sysfs_init();
+	if (err)
+		goto err_faults;
 	err = p2pmap_links_param_apply();
 	if (err)
 		goto err_sysfs;
@@ -63,6 +67,8 @@ err_links:
 	mutex_unlock(&p2pmap_lock);
 err_sysfs:
 	p2pmap_sysfs_exit();
+err_faults:
+	p2pmap_faults_exit();
 	return err;
 }
 
@@ -75,6 +81,7 @@ static void __exit p2pmap_exit(void)
 	p2pmap_notifier_unregister();
 	p2pmap_forget_devices();
 	p2pmap_sysfs_exit();
+	p2pmap_faults_exit();
 	pr_info("unloaded\n");
 }
 

@@ -7,10 +7,12 @@
 #include "p2pmap.h"
 
 #define P2PMAP_PROT	(IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO)
+#define P2PMAP_WHY_FOREIGN_MAP \
+	"target BAR range is already translated in the initiator's domain, by a mapping p2pmap did not make"
+#define P2PMAP_WHY_STUCK \
+	"an earlier unmap of this range came back short: it stays reserved and unusable (p2pmap info)"
 #define P2PMAP_WHY_NO_BAR \
 	"the BAR mask selects no memory BAR of the target that can be mapped (page-sized and aligned)"
-
-static LIST_HEAD(p2pmap_ranges);
 
 /*
  * Page-table entries needed for [iova, iova + size) with the page sizes the
@@ -38,22 +40,17 @@ static u64 p2pmap_pages_needed(unsigned long pgsizes, u64 iova, u64 size)
 	return pages;
 }
 
-static struct p2pmap_range *p2pmap_range_find(struct iommu_domain *domain,
-					      u64 iova)
-{
-	struct p2pmap_range *r;
+/*
+ * Nothing may be mapped in the range before p2pmap maps it.  Checked after
+ * the reservation, when the DMA API can no longer put anything there: every
+ * page of a range up to P2PMAP_CHECK_ALL_PAGES, samples of a larger one.
+ */
+#define P2PMAP_CHECK_ALL_PAGES	4096
 
-	list_for_each_entry(r, &p2pmap_ranges, node)
-		if (r->domain == domain && r->iova == iova)
-			return r;
-	return NULL;
-}
-
-/* Every sampled page of the range must be untranslated before we map it. */
 static bool p2pmap_range_untranslated(struct iommu_domain *domain, u64 iova,
 				      u64 size)
 {
-	u64 step = max_t(u64, PAGE_SIZE, size / 64);
+	u64 step = max_t(u64, PAGE_SIZE, size / P2PMAP_CHECK_ALL_PAGES);
 	u64 off;
 
 	for (off = 0; off < size; off += step)
@@ -76,74 +73,102 @@ static int p2pmap_range_check(struct iommu_domain *domain, u64 iova, u64 size,
 		*why = "target BAR lies outside the initiator domain's IOMMU aperture";
 		return -ERANGE;
 	}
-	if (!p2pmap_range_untranslated(domain, iova, size)) {
-		*why = "target BAR range is already translated in the initiator's domain";
-		return -EBUSY;
-	}
 	return 0;
 }
 
+/*
+ * Map @r, reserved and unmapped.  Nothing of the domain is ever unmapped
+ * here but what this call mapped.
+ */
+static int p2pmap_range_map(struct p2pmap_range *r, phys_addr_t phys,
+			    const char **why)
+{
+	int err;
+
+	if (!p2pmap_range_untranslated(r->domain, r->iova, r->size)) {
+		*why = P2PMAP_WHY_FOREIGN_MAP;
+		return -EBUSY;
+	}
+	err = p2pmap_iommu_map(r->domain, r->iova, phys, r->size, P2PMAP_PROT);
+	if (err) {
+		/* iommu_map() undoes its own partial work. */
+		*why = "iommu_map() failed";
+		return err;
+	}
+	r->mapped = true;
+	if (iommu_iova_to_phys(r->domain, r->iova) != phys) {
+		/* The range was ours alone and empty: undo what we mapped. */
+		p2pmap_range_unmap(r);
+		*why = "the IOMMU did not translate the new identity range";
+		return -EIO;
+	}
+	r->pages = p2pmap_pages_needed(r->domain->pgsize_bitmap, r->iova,
+				       r->size);
+	pr_debug("range %#llx+%#llx: mapped, %llu pages\n", r->iova, r->size,
+		 r->pages);
+	return 0;
+}
+
+/*
+ * The range for @bar in @init's @domain, mapped, with one more user.  A
+ * range kept reserved from an earlier link (the target left and came back)
+ * is mapped again in its reservation.
+ */
 static struct p2pmap_range *p2pmap_range_get(struct iommu_domain *domain,
+					     struct pci_dev *init,
 					     const struct p2pmap_bar *bar,
 					     const char **why, int *err)
 {
 	struct p2pmap_range *r = p2pmap_range_find(domain, bar->bus);
 
-	if (r) {
-		if (r->size != bar->size) {
+	if (r && (r->size != bar->size || r->stuck) && !r->users) {
+		/* The BAR moved or changed size; a stuck range stays. */
+		if (r->stuck) {
+			*why = P2PMAP_WHY_STUCK;
+			*err = -EIO;
+			return NULL;
+		}
+		p2pmap_range_release(r);
+		r = NULL;
+	}
+	if (!r) {
+		struct p2pmap_range *o = p2pmap_range_overlap(domain, bar->bus,
+							      bar->size);
+
+		if (o && !o->users && !o->stuck) {
+			p2pmap_range_release(o);	/* an old BAR layout */
+			o = NULL;
+		}
+		if (o) {
 			*why = "target BAR overlaps a different p2pmap range in this domain";
 			*err = -EBUSY;
 			return NULL;
 		}
-		r->users++;
-		return r;
-	}
-
-	*err = p2pmap_range_check(domain, bar->bus, bar->size, why);
-	if (*err)
+		*err = p2pmap_range_check(domain, bar->bus, bar->size, why);
+		if (*err)
+			return NULL;
+		r = p2pmap_range_new(domain, init, bar->bus, bar->size, why,
+				     err);
+		if (!r)
+			return NULL;
+	} else if (r->size != bar->size) {
+		*why = "target BAR overlaps a different p2pmap range in this domain";
+		*err = -EBUSY;
 		return NULL;
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r) {
-		*why = "out of memory";
-		*err = -ENOMEM;
-		return NULL;
 	}
-	*err = p2pmap_iova_guard(domain, bar->bus, bar->size, &r->resv, why);
-	if (*err)
-		goto free;
-	*err = p2pmap_iommu_map(domain, bar->bus, bar->phys, bar->size,
-				P2PMAP_PROT);
-	if (*err) {
-		*why = "iommu_map() failed";
-		goto unguard;
+	if (!r->mapped) {
+		*err = p2pmap_range_map(r, bar->phys, why);
+		if (*err)
+			return NULL;	/* kept reserved, like any unmapped range */
 	}
-	if (iommu_iova_to_phys(domain, bar->bus) != bar->phys) {
-		iommu_unmap(domain, bar->bus, bar->size);
-		*why = "the IOMMU did not translate the new identity range";
-		*err = -EIO;
-		goto unguard;
-	}
-	r->domain = domain;
-	r->iova = bar->bus;
-	r->size = bar->size;
-	r->pages = p2pmap_pages_needed(domain->pgsize_bitmap, r->iova, r->size);
-	r->users = 1;
-	list_add_tail(&r->node, &p2pmap_ranges);
-	pr_debug("range %#llx+%#llx: mapped, %llu pages\n", r->iova, r->size,
-		 r->pages);
+	r->users++;
 	return r;
-
-unguard:
-	p2pmap_iova_unguard(domain, r->resv);
-free:
-	kfree(r);
-	return NULL;
 }
 
 int p2pmap_link_map(struct p2pmap_link *link, struct p2pmap_dev *init,
 		    struct p2pmap_dev *tgt)
 {
-	struct iommu_domain *domain = p2pmap_dma_domain(init->pdev);
+	struct iommu_domain *domain = init->domain;
 	const char *why = NULL;
 	unsigned long min_page;
 	int i, n = 0, err = 0;
@@ -165,7 +190,7 @@ int p2pmap_link_map(struct p2pmap_link *link, struct p2pmap_dev *init,
 		 */
 		if (!IS_ALIGNED(bar->bus | bar->size, min_page))
 			continue;
-		r = p2pmap_range_get(domain, bar, &why, &err);
+		r = p2pmap_range_get(domain, init->pdev, bar, &why, &err);
 		if (!r) {
 			pr_warn("link %s -> %s: BAR%d %#llx+%#llx: %s (%d)\n",
 				link->initiator, link->target, i, bar->bus,

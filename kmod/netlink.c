@@ -32,7 +32,43 @@ static const struct nla_policy p2pmap_link_policy[P2PMAP_A_LINK_MAX + 1] = {
 						    P2PMAP_BAR_MASK_ALL),
 };
 
-/* State changes need CAP_NET_ADMIN in the initial user namespace. */
+/*
+ * Opening device-to-device DMA through the IOMMU changes isolation as
+ * much as changing a group's domain type, for which the kernel asks
+ * CAP_SYS_ADMIN and CAP_SYS_RAWIO: every state change asks both, on top of
+ * GENL_ADMIN_PERM (CAP_NET_ADMIN), all in the initial user namespace and
+ * held both by the socket's opener and by the sender (netlink_capable()).
+ */
+int p2pmap_nl_may_change(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "needs CAP_SYS_ADMIN in the initial user namespace (it changes IOMMU isolation)");
+		return -EPERM;
+	}
+	if (!netlink_capable(skb, CAP_SYS_RAWIO)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "needs CAP_SYS_RAWIO in the initial user namespace (it changes IOMMU isolation)");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Every refusal says why: a generic word where the handler had none. */
+int p2pmap_nl_done(struct genl_info *info, int err)
+{
+	if (!err || !info->extack || info->extack->_msg)
+		return err;
+	if (err == -ENOMEM)
+		NL_SET_ERR_MSG(info->extack, "out of memory");
+	else if (err == -EMSGSIZE)
+		NL_SET_ERR_MSG(info->extack, "the reply does not fit in one message");
+	else
+		NL_SET_ERR_MSG(info->extack, "refused");
+	return err;
+}
+
+/* State changes: GENL_ADMIN_PERM here, p2pmap_nl_may_change() in the doit. */
 static const struct genl_ops p2pmap_ops[] = {
 	{
 		.cmd = P2PMAP_CMD_DEV_GET,

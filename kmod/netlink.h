@@ -49,4 +49,8 @@ static inline void p2pmap_nl_msg(struct netlink_ext_ack *extack,
 	extack->bad_attr = attr;
 }
 
+/* netlink.c: the checks every state-changing command makes first */
+int p2pmap_nl_may_change(struct sk_buff *skb, struct genl_info *info);
+int p2pmap_nl_done(struct genl_info *info, int err);
+
 #endif /* P2PMAP_NETLINK_H */

@@ -97,7 +97,7 @@ int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev)
 	    nla_put_u32(skb, P2PMAP_A_DEV_STATE, p2pmap_dev_state(dev)) ||
 	    nla_put_s32(skb, P2PMAP_A_DEV_NUMA_NODE, dev_to_node(&pdev->dev)) ||
 	    nla_put_s32(skb, P2PMAP_A_DEV_IOMMU_GROUP, p2pmap_group_id(pdev)) ||
-	    nla_put_u32(skb, P2PMAP_A_DEV_DOMAIN, p2pmap_domain_of(pdev)))
+	    nla_put_u32(skb, P2PMAP_A_DEV_DOMAIN, dev->domain_type))
 		return -EMSGSIZE;
 	if (dev->bound &&
 	    nla_put_string(skb, P2PMAP_A_DEV_DRIVER, dev->driver))
@@ -174,7 +174,7 @@ int p2pmap_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
-		return -ENOMEM;
+		return p2pmap_nl_done(info, -ENOMEM);
 	mutex_lock(&p2pmap_lock);
 	dev = p2pmap_dev_find(nla_data(attr));
 	if (!dev) {
@@ -188,7 +188,7 @@ int p2pmap_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 	mutex_unlock(&p2pmap_lock);
 	if (err) {
 		nlmsg_free(msg);
-		return err;
+		return p2pmap_nl_done(info, err);
 	}
 	return genlmsg_reply(msg, info);
 }

@@ -22,7 +22,7 @@ int p2pmap_put_fault_count(struct sk_buff *skb, int a_count, int a_addr,
 	return 0;
 }
 
-int p2pmap_nl_faults_reset(struct sk_buff *skb, struct genl_info *info)
+static int p2pmap_faults_reset_req(struct genl_info *info)
 {
 	struct nlattr *attr = info->attrs[P2PMAP_A_DEV_ADDR];
 	struct p2pmap_dev *dev;
@@ -46,4 +46,13 @@ int p2pmap_nl_faults_reset(struct sk_buff *skb, struct genl_info *info)
 		p2pmap_generation++;
 	mutex_unlock(&p2pmap_lock);
 	return err;
+}
+
+int p2pmap_nl_faults_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	int err = p2pmap_nl_may_change(skb, info);
+
+	if (!err)
+		err = p2pmap_faults_reset_req(info);
+	return p2pmap_nl_done(info, err);
 }

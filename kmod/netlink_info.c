@@ -9,7 +9,7 @@ int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 
 	if (!msg)
-		return -ENOMEM;
+		return p2pmap_nl_done(info, -ENOMEM);
 	hdr = genlmsg_put_reply(msg, info, &p2pmap_family, 0,
 				P2PMAP_CMD_INFO_GET);
 	if (!hdr)
@@ -18,7 +18,10 @@ int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info)
 	if (nla_put_string(msg, P2PMAP_A_INFO_VERSION, P2PMAP_VERSION) ||
 	    nla_put_u32(msg, P2PMAP_A_INFO_FAULT_SOURCES,
 			p2pmap_fault_sources_armed()) ||
-	    nla_put_u32(msg, P2PMAP_A_INFO_GENERATION, p2pmap_generation)) {
+	    nla_put_u32(msg, P2PMAP_A_INFO_GENERATION, p2pmap_generation) ||
+	    nla_put_u32(msg, P2PMAP_A_INFO_RANGES_RESERVED,
+			p2pmap_ranges_reserved()) ||
+	    nla_put_u32(msg, P2PMAP_A_INFO_UNMAP_SHORT, p2pmap_unmap_short)) {
 		mutex_unlock(&p2pmap_lock);
 		goto nomem;
 	}
@@ -27,5 +30,5 @@ int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 nomem:
 	nlmsg_free(msg);
-	return -EMSGSIZE;
+	return p2pmap_nl_done(info, -EMSGSIZE);
 }

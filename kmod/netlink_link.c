@@ -149,11 +149,11 @@ static int p2pmap_nl_link_reply(struct genl_info *info,
 	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 
 	if (!msg)
-		return -ENOMEM;
+		return p2pmap_nl_done(info, -ENOMEM);
 	if (p2pmap_link_fill(msg, link, info->snd_portid, info->snd_seq, 0,
 			     NULL)) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		return p2pmap_nl_done(info, -EMSGSIZE);
 	}
 	return genlmsg_reply(msg, info);
 }
@@ -179,7 +179,7 @@ int p2pmap_nl_link_get(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-int p2pmap_nl_link_add(struct sk_buff *skb, struct genl_info *info)
+static int p2pmap_link_add(struct genl_info *info)
 {
 	u32 mask = P2PMAP_BAR_MASK_DEFAULT;
 	struct p2pmap_link *link;
@@ -214,6 +214,8 @@ int p2pmap_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 	}
 	link = p2pmap_link_create(init, tgt, mask);
 	if (!link) {
+		NL_SET_ERR_MSG(info->extack,
+			       "out of memory for the link or its sysfs entry: nothing configured");
 		err = -ENOMEM;
 		goto unlock;
 	}
@@ -228,10 +230,19 @@ unlock:
 	return err;
 }
 
-int p2pmap_nl_link_del(struct sk_buff *skb, struct genl_info *info)
+int p2pmap_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 {
+	int err = p2pmap_nl_may_change(skb, info);
+
+	if (!err)
+		err = p2pmap_link_add(info);
+	return p2pmap_nl_done(info, err);
+}
+
+static int p2pmap_link_del(struct genl_info *info)
+{
+	const char *init, *tgt, *why = NULL;
 	struct p2pmap_link *link;
-	const char *init, *tgt;
 	int err;
 
 	err = p2pmap_nl_link_addrs(info, &init, &tgt);
@@ -240,11 +251,22 @@ int p2pmap_nl_link_del(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&p2pmap_lock);
 	link = p2pmap_link_find(init, tgt);
 	if (link)
-		p2pmap_link_destroy(link);
+		err = p2pmap_link_delete(link, &why);
 	mutex_unlock(&p2pmap_lock);
 	if (!link) {
 		NL_SET_ERR_MSG(info->extack, "no such link");
 		return -ENOENT;
 	}
-	return 0;
+	if (err)
+		p2pmap_nl_msg(info->extack, NULL, why);
+	return err;
+}
+
+int p2pmap_nl_link_del(struct sk_buff *skb, struct genl_info *info)
+{
+	int err = p2pmap_nl_may_change(skb, info);
+
+	if (!err)
+		err = p2pmap_link_del(info);
+	return p2pmap_nl_done(info, err);
 }

@@ -53,7 +53,7 @@ static const struct {
 };
 
 /* All given lists are checked first: a bad one changes nothing. */
-int p2pmap_nl_policy_set(struct sk_buff *skb, struct genl_info *info)
+static int p2pmap_policy_set(struct genl_info *info)
 {
 	struct p2pmap_link *link;
 	int i;
@@ -85,4 +85,13 @@ int p2pmap_nl_policy_set(struct sk_buff *skb, struct genl_info *info)
 		p2pmap_link_sync(link);
 	mutex_unlock(&p2pmap_lock);
 	return 0;
+}
+
+int p2pmap_nl_policy_set(struct sk_buff *skb, struct genl_info *info)
+{
+	int err = p2pmap_nl_may_change(skb, info);
+
+	if (!err)
+		err = p2pmap_policy_set(info);
+	return p2pmap_nl_done(info, err);
 }

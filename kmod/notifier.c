@@ -10,42 +10,97 @@
  * DEL_DEVICE (its domain is still alive then).
  */
 #include <linux/device.h>
+#include <linux/slab.h>
 #include "p2pmap.h"
+
+/*
+ * While the replay runs, devices removed before it reached them: their
+ * DEL_DEVICE found nothing to forget, and the replay must not start
+ * tracking them (device_is_registered() stays true until kobject_del()).
+ */
+struct p2pmap_gone {
+	struct list_head node;
+	struct pci_dev *pdev;		/* reference held */
+};
+
+static bool p2pmap_replaying;
+static LIST_HEAD(p2pmap_gone_list);
+
+static void p2pmap_gone_add(struct pci_dev *pdev)
+{
+	struct p2pmap_gone *g = kmalloc(sizeof(*g), GFP_KERNEL);
+
+	if (!g)
+		return;	/* tracked then; p2pmap_dev_track() replaces it later */
+	g->pdev = pci_dev_get(pdev);
+	list_add(&g->node, &p2pmap_gone_list);
+}
+
+static bool p2pmap_gone(struct pci_dev *pdev)
+{
+	struct p2pmap_gone *g;
+
+	list_for_each_entry(g, &p2pmap_gone_list, node)
+		if (g->pdev == pdev)
+			return true;
+	return false;
+}
+
+static void p2pmap_gone_free(void)
+{
+	struct p2pmap_gone *g, *tmp;
+
+	list_for_each_entry_safe(g, tmp, &p2pmap_gone_list, node) {
+		pci_dev_put(g->pdev);
+		list_del(&g->node);
+		kfree(g);
+	}
+}
 
 static void p2pmap_event(struct pci_dev *pdev, unsigned long action)
 {
-	char addr[P2PMAP_ADDR_LEN];
 	struct p2pmap_dev *dev;
 
-	p2pmap_addr_format(pdev, addr);
 	switch (action) {
 	case BUS_NOTIFY_ADD_DEVICE:
 		p2pmap_dev_track(pdev);
-		break;
+		return;
 	case BUS_NOTIFY_BOUND_DRIVER:
 		dev = p2pmap_dev_track(pdev);
-		if (dev)
+		if (dev) {
 			p2pmap_dev_bind(dev, pdev);
-		break;
+			p2pmap_links_sync_dev(dev->addr);
+		}
+		return;
 	case BUS_NOTIFY_UNBIND_DRIVER:
-		dev = p2pmap_dev_find(addr);
+		dev = p2pmap_dev_find_pdev(pdev);
 		if (dev)
-			p2pmap_dev_unbind(dev);
-		break;
+			p2pmap_dev_leave(dev);
+		return;
 	case BUS_NOTIFY_DEL_DEVICE:
-	case BUS_NOTIFY_REMOVED_DEVICE:	/* only if replay raced a removal */
-		dev = p2pmap_dev_find(addr);
-		if (!dev)
-			return;
 		/* Unmap while the device (and its domain) still exists. */
-		p2pmap_dev_unbind(dev);
-		p2pmap_links_sync_dev(addr);
-		p2pmap_dev_untrack(dev);
+		dev = p2pmap_dev_find_pdev(pdev);
+		if (dev) {
+			p2pmap_dev_leave(dev);
+			p2pmap_dev_untrack(dev);
+		} else if (p2pmap_replaying) {
+			p2pmap_gone_add(pdev);
+		}
+		return;
+	case BUS_NOTIFY_REMOVED_DEVICE:
+		/* Only an entry the replay made after DEL_DEVICE (it never
+		 * binds one: the driver is gone by then).  Its domain may be
+		 * freed already: no IOMMU call.
+		 */
+		dev = p2pmap_dev_find_pdev(pdev);
+		if (dev && !WARN_ON_ONCE(dev->bound))
+			p2pmap_dev_untrack(dev);
+		else if (!dev && p2pmap_replaying)
+			p2pmap_gone_add(pdev);
 		return;
 	default:
 		return;
 	}
-	p2pmap_links_sync_dev(addr);
 }
 
 static int p2pmap_bus_notify(struct notifier_block *nb, unsigned long action,
@@ -67,18 +122,22 @@ static struct notifier_block p2pmap_nb = {
 /*
  * Devices present before the notifier was registered.  The device lock keeps
  * the driver binding stable while we look at it; a device the notifier saw
- * in the meantime is found and refreshed, not tracked twice.
+ * in the meantime is found and refreshed, not tracked twice, and one whose
+ * removal the notifier saw is left alone.
  */
 static void p2pmap_replay(void)
 {
 	struct pci_dev *pdev = NULL;
 	struct p2pmap_dev *dev;
 
+	mutex_lock(&p2pmap_lock);
+	p2pmap_replaying = true;
+	mutex_unlock(&p2pmap_lock);
 	for_each_pci_dev(pdev) {
 		device_lock(&pdev->dev);
 		mutex_lock(&p2pmap_lock);
 		dev = NULL;
-		if (device_is_registered(&pdev->dev))
+		if (device_is_registered(&pdev->dev) && !p2pmap_gone(pdev))
 			dev = p2pmap_dev_track(pdev);
 		if (dev && pdev->dev.driver && !dev->bound) {
 			p2pmap_dev_bind(dev, pdev);
@@ -87,6 +146,10 @@ static void p2pmap_replay(void)
 		mutex_unlock(&p2pmap_lock);
 		device_unlock(&pdev->dev);
 	}
+	mutex_lock(&p2pmap_lock);
+	p2pmap_replaying = false;
+	p2pmap_gone_free();
+	mutex_unlock(&p2pmap_lock);
 }
 
 int p2pmap_notifier_register(void)

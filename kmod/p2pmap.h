@@ -67,6 +67,15 @@ struct p2pmap_dev {
 	char addr[P2PMAP_ADDR_LEN];
 	bool bound;				/* a driver is bound */
 	bool dma_owned;				/* ... and it manages DMA itself */
+	/*
+	 * The default DMA domain recorded at the last bind, or NULL.  Only
+	 * set while bound to a driver that uses the DMA API: the IOMMU core
+	 * cannot free or replace a default domain while such a driver is
+	 * bound.  Never read from the IOMMU core for an unbound or
+	 * VFIO-owned device (the domain may be freed under us then).
+	 */
+	struct iommu_domain *domain;
+	enum p2pmap_domain domain_type;		/* recorded at the last bind */
 	char driver[32];
 	struct p2pmap_bar bars[PCI_STD_NUM_BARS];	/* valid while bound */
 	struct p2pmap_fault_count faults;	/* every fault it caused */
@@ -76,11 +85,14 @@ struct p2pmap_dev {
 };
 
 /*
- * One identity range in one IOMMU domain.  Shared (users > 1) when two
- * initiators of the same IOMMU group link to the same target BAR.  @domain is
- * only compared and used while an initiator that mapped it is bound: the
- * IOMMU core cannot replace a default domain while a driver is bound, and
- * every range is undone at the initiator's UNBIND_DRIVER.
+ * One identity range (a target BAR) in one initiator domain: p2pmap's
+ * reservation in the domain's DMA API allocator and, while a link uses it,
+ * its mapping.  Shared (users > 1) when two initiators of one IOMMU group
+ * link to the same target BAR.  Unmapping keeps the reservation: the
+ * initiator may still hold the raw peer address, and the DMA API must
+ * never hand it out as a buffer.  It is given back only when no device
+ * bound to a DMA API driver remains in @domain (range.c), which is also
+ * what keeps @domain alive while the range exists.
  */
 struct p2pmap_range {
 	struct list_head node;
@@ -88,8 +100,15 @@ struct p2pmap_range {
 	u64 iova;
 	u64 size;
 	u64 pages;		/* IOMMU page-table entries the map needed */
-	struct iova *resv;	/* our hold in the DMA API allocator, or NULL */
-	unsigned int users;
+	struct iova *resv;	/* our node in the DMA API allocator, or NULL
+				 * when the initiator's own host-bridge window
+				 * (reserved by dma-iommu) covers the range
+				 */
+	unsigned int users;	/* links mapping it; 0: reserved only */
+	bool mapped;		/* our PTEs are in the domain */
+	bool stuck;		/* iommu_unmap() came back short: PTEs may
+				 * remain, the IOVAs are never given back
+				 */
 };
 
 /* A configured direction initiator -> target; freed through its kobject. */
@@ -113,16 +132,18 @@ void p2pmap_addr_format(struct pci_dev *pdev, char *buf);
 
 /* device.c */
 struct p2pmap_dev *p2pmap_dev_find(const char *addr);
+struct p2pmap_dev *p2pmap_dev_find_pdev(struct pci_dev *pdev);
 struct p2pmap_dev *p2pmap_dev_track(struct pci_dev *pdev);
 void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev);
-void p2pmap_dev_unbind(struct p2pmap_dev *dev);
+void p2pmap_dev_leave(struct p2pmap_dev *dev);
 void p2pmap_dev_untrack(struct p2pmap_dev *dev);
 void p2pmap_dev_untrack_all(void);
 extern struct list_head p2pmap_devs;
 
-/* domain.c */
-enum p2pmap_domain p2pmap_domain_of(struct pci_dev *pdev);
-struct iommu_domain *p2pmap_dma_domain(struct pci_dev *pdev);
+/* domain.c: read only at bind events, while the driver holds the domain */
+void p2pmap_domain_record(struct p2pmap_dev *dev);
+bool p2pmap_domain_in_use(struct iommu_domain *domain,
+			  const struct p2pmap_dev *except);
 
 /* link.c */
 extern struct list_head p2pmap_links;
@@ -131,7 +152,10 @@ struct p2pmap_link *p2pmap_link_find(const char *initiator,
 struct p2pmap_link *p2pmap_link_create(const char *initiator,
 				       const char *target, u32 bar_mask);
 void p2pmap_link_destroy(struct p2pmap_link *link);
+int p2pmap_link_delete(struct p2pmap_link *link, const char **why);
 int p2pmap_link_sync(struct p2pmap_link *link);
+void p2pmap_link_set_state(struct p2pmap_link *link,
+			   enum p2pmap_link_state want, const char *reason);
 void p2pmap_links_sync_dev(const char *addr);
 void p2pmap_links_destroy_all(void);
 u64 p2pmap_link_mapped_bytes(const struct p2pmap_link *link);
@@ -144,14 +168,30 @@ int p2pmap_links_param_apply(void);
 int p2pmap_link_map(struct p2pmap_link *link, struct p2pmap_dev *init,
 		    struct p2pmap_dev *tgt);
 
-/* unmap.c: where a mapping is undone */
-void p2pmap_link_unmap(struct p2pmap_link *link);
-void p2pmap_range_put(struct p2pmap_range *r);
+/* unmap.c: where a mapping is undone (the reservation stays) */
+int p2pmap_link_unmap(struct p2pmap_link *link);
+int p2pmap_range_unmap(struct p2pmap_range *r);
+int p2pmap_range_put(struct p2pmap_range *r);
+extern unsigned int p2pmap_unmap_short;
+
+/* range.c: the identity ranges and when their reservations are given back */
+extern struct list_head p2pmap_ranges;
+struct p2pmap_range *p2pmap_range_find(struct iommu_domain *domain, u64 iova);
+struct p2pmap_range *p2pmap_range_overlap(struct iommu_domain *domain,
+					  u64 iova, u64 size);
+struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
+				      struct pci_dev *init, u64 iova, u64 size,
+				      const char **why, int *err);
+void p2pmap_range_release(struct p2pmap_range *r);
+void p2pmap_ranges_release_domain(struct iommu_domain *domain);
+void p2pmap_ranges_release_all(void);
+unsigned int p2pmap_ranges_reserved(void);
 
 /* iova_guard.c: keeps the DMA API's IOVA allocator out of identity ranges */
-int p2pmap_iova_guard(struct iommu_domain *domain, u64 iova, u64 size,
-		      struct iova **resv, const char **why);
-void p2pmap_iova_unguard(struct iommu_domain *domain, struct iova *resv);
+int p2pmap_iova_reserve(struct iommu_domain *domain, struct pci_dev *init,
+			u64 iova, u64 size, struct iova **resv,
+			const char **why);
+void p2pmap_iova_release(struct iommu_domain *domain, struct iova *resv);
 
 /* fault.c: counting IOMMU faults */
 void p2pmap_fault_account(struct p2pmap_dev *init, u64 addr, bool write,
@@ -160,6 +200,8 @@ struct p2pmap_peer_faults *p2pmap_peer_find(struct p2pmap_dev *init,
 					    u32 target_id);
 void p2pmap_faults_reset(struct p2pmap_dev *dev);
 void p2pmap_faults_forget_target(u32 target_id);
+int p2pmap_faults_init(void);
+void p2pmap_faults_exit(void);
 int p2pmap_fault_sources_register(void);
 void p2pmap_fault_sources_unregister(void);
 u32 p2pmap_fault_sources_armed(void);

@@ -147,12 +147,28 @@ static struct attribute *p2pmap_dev_attrs[] = {
 };
 ATTRIBUTE_GROUPS(p2pmap_dev);
 
+/*
+ * Objects whose kobject release has not run yet.  With
+ * CONFIG_DEBUG_KOBJECT_RELEASE a release runs seconds after the last put:
+ * module exit waits for every one, so none runs after the code is gone.
+ */
+static atomic_t p2pmap_kobjs = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(p2pmap_kobjs_wq);
+
+static void p2pmap_kobj_released(void)
+{
+	if (atomic_dec_and_test(&p2pmap_kobjs))
+		wake_up(&p2pmap_kobjs_wq);
+}
+
 /* The last reference is gone; fault probes may still hold it: RCU. */
 void p2pmap_dev_release(struct kobject *kobj)
 {
 	struct p2pmap_dev *dev = to_dev(kobj);
 
+	pci_dev_put(dev->pdev);
 	kfree_rcu(dev, rcu);
+	p2pmap_kobj_released();
 }
 
 static const struct kobj_type p2pmap_dev_ktype = {
@@ -163,6 +179,7 @@ static const struct kobj_type p2pmap_dev_ktype = {
 
 int p2pmap_sysfs_dev_add(struct p2pmap_dev *dev)
 {
+	atomic_inc(&p2pmap_kobjs);
 	return kobject_init_and_add(&dev->kobj, &p2pmap_dev_ktype,
 				    p2pmap_devs_kobj, "%s", dev->addr);
 }
@@ -256,6 +273,7 @@ ATTRIBUTE_GROUPS(p2pmap_link);
 static void p2pmap_link_release(struct kobject *kobj)
 {
 	kfree(to_link(kobj));
+	p2pmap_kobj_released();
 }
 
 static const struct kobj_type p2pmap_link_ktype = {
@@ -266,6 +284,7 @@ static const struct kobj_type p2pmap_link_ktype = {
 
 int p2pmap_sysfs_link_add(struct p2pmap_link *link)
 {
+	atomic_inc(&p2pmap_kobjs);
 	return kobject_init_and_add(&link->kobj, &p2pmap_link_ktype,
 				    p2pmap_links_kobj, "%s-%s",
 				    link->initiator, link->target);
@@ -299,7 +318,12 @@ err_root:
 
 void p2pmap_sysfs_exit(void)
 {
+	/* Gone from sysfs now, not when a (maybe delayed) release runs. */
+	kobject_del(p2pmap_links_kobj);
+	kobject_del(p2pmap_devs_kobj);
+	kobject_del(p2pmap_kobj);
 	kobject_put(p2pmap_links_kobj);
 	kobject_put(p2pmap_devs_kobj);
 	kobject_put(p2pmap_kobj);
+	wait_event(p2pmap_kobjs_wq, !atomic_read(&p2pmap_kobjs));
 }

@@ -1,39 +1,73 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where a mapping is undone: at link deletion, when either side unbinds or
- * is removed, and at module unload.  iommu_unmap() flushes the IOTLB before
- * it returns, even in a DMA-FQ domain, so once this returns the peer BAR is
- * unreachable through the range.
+ * is removed, when the policy no longer admits a side, and at module
+ * unload.  iommu_unmap() flushes the IOTLB before it returns, even in a
+ * DMA-FQ domain, so once this returns the peer BAR is unreachable through
+ * the range.  The range stays reserved (range.c says until when).
  */
-#include <linux/slab.h>
+#include <linux/module.h>
 #include "p2pmap.h"
 
-/* Drop one user of @r; the last one unmaps it and gives the IOVAs back. */
-void p2pmap_range_put(struct p2pmap_range *r)
+/* Unmaps that came back short, since load (P2PMAP_A_INFO_UNMAP_SHORT). */
+unsigned int p2pmap_unmap_short;
+
+#ifdef P2PMAP_DEBUG
+static bool debug_unmap_short;
+module_param(debug_unmap_short, bool, 0644);
+MODULE_PARM_DESC(debug_unmap_short,
+		 "DEBUG BUILDS ONLY: make every unmap come back short (iommu_unmap() is not called)");
+#else
+#define debug_unmap_short false
+#endif
+
+/*
+ * Remove @r's PTEs.  If iommu_unmap() does less than the whole range, some
+ * may remain: the range is marked stuck and its reservation is never given
+ * back, so the DMA API cannot put a buffer under a live peer mapping.
+ */
+int p2pmap_range_unmap(struct p2pmap_range *r)
 {
-	size_t done;
+	size_t done = 0;
 
 	lockdep_assert_held(&p2pmap_lock);
-	if (--r->users)
-		return;
-	done = iommu_unmap(r->domain, r->iova, r->size);
-	WARN(done != r->size, "p2pmap: range %#llx+%#llx: unmapped %zu\n",
-	     r->iova, r->size, done);
-	p2pmap_iova_unguard(r->domain, r->resv);
+	if (!r->mapped || r->stuck)
+		return r->stuck ? -EIO : 0;
+	if (!debug_unmap_short)
+		done = iommu_unmap(r->domain, r->iova, r->size);
+	if (done != r->size) {
+		pr_err("range %#llx+%#llx: iommu_unmap() unmapped %zu bytes: the range stays reserved\n",
+		       r->iova, r->size, done);
+		r->stuck = true;
+		p2pmap_unmap_short++;
+		return -EIO;
+	}
+	r->mapped = false;
 	pr_debug("range %#llx+%#llx: unmapped\n", r->iova, r->size);
-	list_del(&r->node);
-	kfree(r);
+	return 0;
 }
 
-void p2pmap_link_unmap(struct p2pmap_link *link)
+/* Drop one user of @r; the last one unmaps it.  -EIO: the unmap was short. */
+int p2pmap_range_put(struct p2pmap_range *r)
 {
-	int i;
+	lockdep_assert_held(&p2pmap_lock);
+	if (WARN_ON_ONCE(!r->users) || --r->users)
+		return 0;
+	return p2pmap_range_unmap(r);
+}
+
+/* Unmap every range of @link.  -EIO if any unmap came back short. */
+int p2pmap_link_unmap(struct p2pmap_link *link)
+{
+	int i, err = 0;
 
 	lockdep_assert_held(&p2pmap_lock);
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		if (!link->ranges[i])
 			continue;
-		p2pmap_range_put(link->ranges[i]);
+		if (p2pmap_range_put(link->ranges[i]))
+			err = -EIO;
 		link->ranges[i] = NULL;
 	}
+	return err;
 }

@@ -98,6 +98,7 @@ seed=${P2PMAP_STRESS_SEED:-$(date +%s)}
 echo "# stress seed $seed (P2PMAP_STRESS_SEED=$seed make check replays it)"
 for k in $kernels; do
 	vm "$k" vtd gpus4+pxb core
+	vm "$k" vtd gpus4+pxb iova
 	vm "$k" amd gpus4 core
 	vm "$k" vtd gpus4 faults
 	vm "$k" amd gpus4 faults
@@ -114,6 +115,7 @@ if [ -n "$newer" ]; then
 	set -- $newer
 	export P2PMAP_VM_KERNEL=$2
 	vm "$1" vtd gpus4+pxb core
+	vm "$1" vtd gpus4+pxb iova
 	vm "$1" amd gpus4 core
 	vm "$1" vtd gpus4 faults
 	vm "$1" amd gpus4 faults

@@ -387,6 +387,13 @@ void format_info(FILE *f, const struct p2pmap_info *info)
 		fprintf(f, "generation: %" PRIu32 "\n", info->generation);
 	else
 		fprintf(f, "generation: -\n");
+	if (info->has_ranges_reserved)
+		fprintf(f, "ranges reserved, unmapped: %" PRIu32 "\n",
+			info->ranges_reserved);
+	if (info->has_unmap_short)
+		fprintf(f, "unmaps that came back short: %" PRIu32 "%s\n",
+			info->unmap_short, info->unmap_short ?
+			" (PROBLEM: their ranges stay reserved; see dmesg)" : "");
 }
 
 void format_policy(FILE *f, const struct p2pmap_policy *p)

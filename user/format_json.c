@@ -371,6 +371,16 @@ void json_info(FILE *f, const struct p2pmap_info *info)
 		json_u64(&j, info->generation);
 	else
 		json_null(&j);
+	json_key(&j, "ranges_reserved");
+	if (info->has_ranges_reserved)
+		json_u64(&j, info->ranges_reserved);
+	else
+		json_null(&j);
+	json_key(&j, "unmap_short");
+	if (info->has_unmap_short)
+		json_u64(&j, info->unmap_short);
+	else
+		json_null(&j);
 	json_obj_end(&j);
 	fputc('\n', f);
 }

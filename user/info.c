@@ -24,6 +24,14 @@ int info_parse_attrs(struct nlattr *head, int len, struct p2pmap_info *info)
 			info->has_generation |=
 				pnl_attr_u32(a, &info->generation);
 			break;
+		case P2PMAP_A_INFO_RANGES_RESERVED:
+			info->has_ranges_reserved |=
+				pnl_attr_u32(a, &info->ranges_reserved);
+			break;
+		case P2PMAP_A_INFO_UNMAP_SHORT:
+			info->has_unmap_short |=
+				pnl_attr_u32(a, &info->unmap_short);
+			break;
 		}
 	}
 	return 0;

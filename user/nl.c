@@ -263,7 +263,10 @@ int pnl_dump(struct p2pmap_nl *nl, uint8_t cmd, pnl_fill_fn fill,
 
 void pnl_perror(const struct pnl_error *e, const char *op)
 {
-	if (e->msg[0])
+	if (e->err == -EPERM && !e->msg[0])	/* GENL_ADMIN_PERM says nothing */
+		fprintf(stderr, "p2pmap: %s: %s: needs CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_SYS_RAWIO in the initial user namespace\n",
+			op, strerror(-e->err));
+	else if (e->msg[0])
 		fprintf(stderr, "p2pmap: %s: %s: %s\n", op, strerror(-e->err),
 			e->msg);
 	else

@@ -117,6 +117,10 @@ struct p2pmap_info {
 	uint32_t fault_sources;		/* P2PMAP_FAULT_SRC_* armed */
 	bool has_generation;
 	uint32_t generation;
+	bool has_ranges_reserved;
+	uint32_t ranges_reserved;	/* identity ranges reserved, unmapped */
+	bool has_unmap_short;
+	uint32_t unmap_short;		/* unmaps that came back short */
 };
 
 /*

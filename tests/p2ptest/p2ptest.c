@@ -16,6 +16,7 @@
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/iommu.h>
+#include <linux/iova.h>
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -59,6 +60,7 @@ struct p2p_dev {
 	void __iomem *bar;
 	u32 *staging;
 	dma_addr_t staging_dma;
+	struct iova *held;	/* "hold": a node not made by p2pmap */
 };
 
 /* A kept dma_map_resource() mapping of b's BAR0 in a's DMA domain. */
@@ -496,6 +498,12 @@ static int p2p_cmd_devices(void)
 	return 0;
 }
 
+static int p2p_cmd_hold(struct p2p_dev *a, struct pci_dev *b, bool half);
+static int p2p_cmd_stale(struct p2p_dev *a, struct pci_dev *b,
+			 const char *scount);
+static int p2p_cmd_churn(struct p2p_dev *a, struct pci_dev *b,
+			 const char *scount);
+
 /* Commands of the form "VERB A B [ARG]". */
 static int p2p_cmd_pair(int argc, char **argv)
 {
@@ -517,6 +525,12 @@ static int p2p_cmd_pair(int argc, char **argv)
 		ret = p2p_cmd_unmap(a, b);
 	} else if (!strcmp(verb, "pressure") && argc == 4) {
 		ret = p2p_cmd_pressure(a, b, argv[3]);
+	} else if (!strcmp(verb, "hold") && (argc == 3 || argc == 4)) {
+		ret = p2p_cmd_hold(a, b, argc == 4 && !strcmp(argv[3], "half"));
+	} else if (!strcmp(verb, "stale") && argc == 4) {
+		ret = p2p_cmd_stale(a, b, argv[3]);
+	} else if (!strcmp(verb, "churn") && argc == 4) {
+		ret = p2p_cmd_churn(a, b, argv[3]);
 	} else {
 		pr_info("wrong argument count for '%s'\n", verb);
 		ret = -EINVAL;
@@ -770,10 +784,240 @@ static int p2p_cmd_peek(char **argv)
 	return 0;
 }
 
+/* ---- the DMA API's IOVA allocator, seen from outside p2pmap --------- */
+
+/*
+ * The iova_domain of @dev's current domain, found without p2pmap's build
+ * probe: the dma-iommu cookie starts with it (6.15+) or has it after a
+ * 4-byte type (up to 6.14); only a candidate whose anchor node is in place
+ * is taken.  A second, independent reading of what p2pmap relies on.
+ */
+static struct iova_domain *p2p_iovad(struct device *dev)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+	static const size_t offs[] = { 0, 8 };
+	unsigned int i;
+
+	if (!dom || !(dom->type & __IOMMU_DOMAIN_DMA_API) || !dom->iova_cookie)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(offs); i++) {
+		struct iova_domain *v = (void *)dom->iova_cookie + offs[i];
+
+		if (v->anchor.pfn_lo == ~0UL && v->anchor.pfn_hi == ~0UL &&
+		    v->granule == BIT(__ffs(dom->pgsize_bitmap)))
+			return v;
+	}
+	return NULL;
+}
+
+/*
+ * nodes DEV ADDR SIZE: the allocator nodes of DEV's domain that overlap
+ * [ADDR, ADDR + SIZE): "nodes=N 0xLO-0xHI ..." (inclusive byte ranges).
+ */
+static int p2p_cmd_nodes(char **argv)
+{
+	struct iova_domain *iovad;
+	struct pci_dev *pdev;
+	unsigned long flags, lo, hi;
+	struct rb_node *n;
+	u64 addr, size;
+	size_t len;
+	int count = 0;
+
+	if (kstrtou64(argv[2], 0, &addr) || kstrtou64(argv[3], 0, &size) ||
+	    !size)
+		return -EINVAL;
+	pdev = p2p_get_pdev(argv[1]);
+	if (IS_ERR_OR_NULL(pdev))
+		return -ENODEV;
+	iovad = p2p_iovad(&pdev->dev);
+	if (!iovad) {
+		pci_dev_put(pdev);
+		return -EOPNOTSUPP;
+	}
+	lo = iova_pfn(iovad, addr);
+	hi = iova_pfn(iovad, addr + size - 1);
+	len = scnprintf(p2p_result, sizeof(p2p_result), "nodes=");
+	spin_lock_irqsave(&iovad->iova_rbtree_lock, flags);
+	for (n = rb_first(&iovad->rbroot); n; n = rb_next(n)) {
+		struct iova *v = rb_entry(n, struct iova, node);
+
+		if (v->pfn_hi < lo || v->pfn_lo > hi)
+			continue;
+		count++;
+	}
+	len += scnprintf(p2p_result + len, sizeof(p2p_result) - len, "%d", count);
+	for (n = rb_first(&iovad->rbroot); n; n = rb_next(n)) {
+		struct iova *v = rb_entry(n, struct iova, node);
+
+		if (v->pfn_hi < lo || v->pfn_lo > hi)
+			continue;
+		len += scnprintf(p2p_result + len, sizeof(p2p_result) - len,
+				 " 0x%llx-0x%llx",
+				 (u64)v->pfn_lo << iova_shift(iovad),
+				 (((u64)v->pfn_hi + 1) << iova_shift(iovad)) - 1);
+	}
+	spin_unlock_irqrestore(&iovad->iova_rbtree_lock, flags);
+	scnprintf(p2p_result + len, sizeof(p2p_result) - len, "\n");
+	pci_dev_put(pdev);
+	return 0;
+}
+
+/*
+ * hold A B [half]: put a node that p2pmap did not make over B's BAR0 (or its
+ * upper half) in A's allocator, as the DMA API does for a buffer that is
+ * allocated but not yet mapped, or freed and waiting in the flush queue:
+ * a node without PTEs.  release A drops it.
+ */
+static int p2p_cmd_hold(struct p2p_dev *a, struct pci_dev *b, bool half)
+{
+	struct iova_domain *iovad = p2p_iovad(&a->pdev->dev);
+	u64 start = pci_bus_address(b, 0), len = pci_resource_len(b, 0);
+
+	if (!iovad)
+		return -EOPNOTSUPP;
+	if (a->held)
+		return -EEXIST;
+	if (half) {
+		start += len / 2;
+		len /= 2;
+	}
+	a->held = reserve_iova(iovad, iova_pfn(iovad, start),
+			       iova_pfn(iovad, start + len - 1));
+	if (!a->held)
+		return -ENOMEM;
+	scnprintf(p2p_result, sizeof(p2p_result), "held=0x%llx-0x%llx\n",
+		  (u64)a->held->pfn_lo << iova_shift(iovad),
+		  (((u64)a->held->pfn_hi + 1) << iova_shift(iovad)) - 1);
+	return 0;
+}
+
+static void p2p_release_hold(struct p2p_dev *a)
+{
+	struct iova_domain *iovad = p2p_iovad(&a->pdev->dev);
+
+	if (a->held && iovad)
+		__free_iova(iovad, a->held);
+	a->held = NULL;
+}
+
+/*
+ * stale A B COUNT: what a raw-address peer write costs when the DMA API
+ * hands out B's BAR0 range to A: A maps COUNT pages (DMA mask just above
+ * the BAR, so that the allocator goes through it), each filled with a
+ * sentinel, then DMA-writes a pattern to B's raw BAR0 + 4.  Result:
+ * "mapped=N overlaps=M landed=K" (K: pages of A's RAM the write reached).
+ */
+static int p2p_cmd_stale(struct p2p_dev *a, struct pci_dev *b,
+			 const char *scount)
+{
+	struct device *dev = &a->pdev->dev;
+	u64 start = pci_bus_address(b, 0), end, limit;
+	unsigned int count, i, mapped = 0, overlaps = 0, landed = 0;
+	struct page **pages = NULL;
+	dma_addr_t *addrs = NULL;
+	int ret;
+
+	if (kstrtouint(scount, 0, &count) || !count || count > 4096)
+		return -EINVAL;
+	end = start + pci_resource_len(b, 0);
+	limit = ALIGN(end, SZ_1M) + SZ_1M - 1;
+	pages = kcalloc(count, sizeof(*pages), GFP_KERNEL);
+	addrs = kcalloc(count, sizeof(*addrs), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!pages || !addrs)
+		goto out;
+	ret = dma_set_mask(dev, limit);
+	if (ret)
+		goto out;
+	for (i = 0; i < count; i++) {
+		u32 *p;
+
+		pages[i] = alloc_page(GFP_KERNEL);
+		if (!pages[i])
+			break;
+		p = page_address(pages[i]);
+		memset32(p, P2P_SENTINEL, PAGE_SIZE / 4);
+		addrs[i] = dma_map_page(dev, pages[i], 0, PAGE_SIZE,
+					DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, addrs[i])) {
+			__free_page(pages[i]);
+			pages[i] = NULL;
+			break;
+		}
+		mapped++;
+		if (addrs[i] >= start && addrs[i] < end)
+			overlaps++;
+	}
+	ret = edu_load(a, 0x5eadbeef);
+	if (!ret)
+		ret = edu_dma(a, EDU_BUF, start + EDU_REG_LIVE, EDU_CMD_TO_PCI);
+	for (i = 0; i < mapped; i++) {
+		u32 *p = page_address(pages[i]);
+
+		dma_unmap_page(dev, addrs[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (p[EDU_REG_LIVE / 4] == 0x5eadbeef)
+			landed++;
+		__free_page(pages[i]);
+	}
+	if (dma_set_mask(dev, DMA_BIT_MASK(64)))
+		pr_warn("%s: could not restore the 64-bit DMA mask\n",
+			pci_name(a->pdev));
+	if (!ret)
+		scnprintf(p2p_result, sizeof(p2p_result),
+			  "mapped=%u overlaps=%u landed=%u\n", mapped, overlaps,
+			  landed);
+out:
+	kfree(addrs);
+	kfree(pages);
+	return ret;
+}
+
+/*
+ * churn A B N: N times, allocate from A's allocator (as the DMA API does,
+ * alloc_iova() under the allocator's lock) a range of B's BAR0 size below
+ * its end, and count the times the range was B's BAR0 while A's domain
+ * also identity-maps it: "got=G both=X" (X must stay 0).  Run against link
+ * add/del loops to catch a guard that checks and reserves in two steps.
+ */
+static int p2p_cmd_churn(struct p2p_dev *a, struct pci_dev *b,
+			 const char *scount)
+{
+	struct iova_domain *iovad = p2p_iovad(&a->pdev->dev);
+	struct iommu_domain *dom = iommu_get_domain_for_dev(&a->pdev->dev);
+	u64 start = pci_bus_address(b, 0), len = pci_resource_len(b, 0);
+	unsigned long pages, lim;
+	unsigned int n, i, got = 0, both = 0;
+
+	if (!iovad || !dom)
+		return -EOPNOTSUPP;
+	if (kstrtouint(scount, 0, &n) || !n || n > 10000000)
+		return -EINVAL;
+	pages = iova_pfn(iovad, len);
+	lim = iova_pfn(iovad, start + len - 1);
+	for (i = 0; i < n; i++) {
+		struct iova *v = alloc_iova(iovad, pages, lim, true);
+
+		if (v && iova_pfn(iovad, start) == v->pfn_lo) {
+			got++;
+			if (iommu_iova_to_phys(dom, start) == start)
+				both++;
+		}
+		if (v)
+			__free_iova(iovad, v);
+		if (!(i & 63))
+			cond_resched();
+	}
+	scnprintf(p2p_result, sizeof(p2p_result), "got=%u both=%u\n", got,
+		  both);
+	return 0;
+}
+
 static bool p2p_pair_verb(const char *verb)
 {
 	static const char * const verbs[] = {
-		"read", "write", "map", "unmap", "pressure",
+		"read", "write", "map", "unmap", "pressure", "hold", "stale",
+		"churn",
 	};
 
 	return match_string(verbs, ARRAY_SIZE(verbs), verb) >= 0;
@@ -810,6 +1054,17 @@ static int p2p_run(char *line)
 		return p2p_cmd_peek(argv);
 	if (!strcmp(argv[0], "pgsizes") && argc == 2)
 		return p2p_cmd_pgsizes(argv);
+	if (!strcmp(argv[0], "nodes") && argc == 4)
+		return p2p_cmd_nodes(argv);
+	if (!strcmp(argv[0], "release") && argc == 2) {
+		struct p2p_dev *a = p2p_initiator(argv[1]);
+
+		if (!a)
+			return -ENODEV;
+		p2p_release_hold(a);
+		scnprintf(p2p_result, sizeof(p2p_result), "ok\n");
+		return 0;
+	}
 	if (!strcmp(argv[0], "benchmap") && argc == 5)
 		return p2p_cmd_benchmap(argv);
 	if (!strcmp(argv[0], "xlatem") && argc >= 3)
@@ -865,6 +1120,8 @@ static const struct file_operations p2p_ctl_fops = {
 };
 
 /* ---- PCI driver ------------------------------------------------------- */
+
+static void p2p_release_hold(struct p2p_dev *a);
 
 static int p2p_setup(struct pci_dev *pdev, struct p2p_dev *d)
 {
@@ -922,6 +1179,7 @@ static void p2p_remove(struct pci_dev *pdev)
 
 	mutex_lock(&p2p_lock);
 	p2p_release_maps(pdev);
+	p2p_release_hold(d);
 	list_del(&d->node);
 	mutex_unlock(&p2p_lock);
 

@@ -145,6 +145,10 @@ for m in virt/lib/irqbypass drivers/vfio/vfio drivers/vfio/vfio_virqfd \
 done
 gcc -static -O2 -Wall -Werror -o "$root/bin/vfio_claim" \
 	"$top/tests/vfio/vfio_claim.c"
+# Small static helpers of the guest suites (tests/guest-tools/NAME.c -> /bin/NAME).
+for t in "$top"/tests/guest-tools/*.c; do
+	gcc -static -O2 -Wall -Wextra -Werror -o "$root/bin/$(basename "$t" .c)" "$t"
+done
 
 cp -r "$top/tests/guest" "$root/tests"
 cp "$top/tests/vm/init" "$root/init"

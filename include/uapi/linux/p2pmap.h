@@ -26,7 +26,8 @@
  *	do:   request P2PMAP_A_LINK_INITIATOR and P2PMAP_A_LINK_TARGET, reply
  *	      with that link.  ENOENT if it is not configured.
  *
- * P2PMAP_CMD_LINK_ADD (do, CAP_NET_ADMIN in the initial user namespace)
+ * P2PMAP_CMD_LINK_ADD (do, CAP_NET_ADMIN, CAP_SYS_ADMIN and
+ *	CAP_SYS_RAWIO in the initial user namespace)
  *	Request: P2PMAP_A_LINK_INITIATOR, P2PMAP_A_LINK_TARGET (required),
  *	P2PMAP_A_LINK_BAR_MASK (optional, default P2PMAP_BAR_MASK_DEFAULT).
  *	Both devices must be tracked.  The link is configured and, if both
@@ -35,15 +36,22 @@
  *	are not ready is kept in state PENDING or BLOCKED and maps by itself
  *	when they are.
  *
- * P2PMAP_CMD_LINK_DEL (do, CAP_NET_ADMIN in the initial user namespace)
+ * P2PMAP_CMD_LINK_DEL (do, CAP_NET_ADMIN, CAP_SYS_ADMIN and
+ *	CAP_SYS_RAWIO in the initial user namespace)
  *	Request: P2PMAP_A_LINK_INITIATOR, P2PMAP_A_LINK_TARGET.  Every mapping
- *	of the link is removed before the reply is sent.
+ *	of the link is removed before the reply is sent.  The IOVA ranges stay
+ *	reserved in the initiator's DMA API allocator until no device of its
+ *	domain is bound to a driver any more.  EIO if iommu_unmap() came back
+ *	short: the link is then kept in state ERROR (a second delete removes
+ *	it) and the range stays reserved for good (P2PMAP_A_INFO_UNMAP_SHORT).
  *
  * P2PMAP_CMD_INFO_GET (do)
  *	Reply (enum p2pmap_info_attr): module version, the fault sources that
- *	are armed on this kernel, the generation counter.
+ *	are armed on this kernel, the generation counter, the identity ranges
+ *	held reserved without a mapping, and how many unmaps came back short.
  *
- * P2PMAP_CMD_FAULTS_RESET (do, CAP_NET_ADMIN in the initial user namespace)
+ * P2PMAP_CMD_FAULTS_RESET (do, CAP_NET_ADMIN, CAP_SYS_ADMIN and
+ *	CAP_SYS_RAWIO in the initial user namespace)
  *	Request: P2PMAP_A_DEV_ADDR (optional).  Zeroes the fault counters of
  *	that device (its own and its per-target ones), or of every device.
  *	Links keep no counters of their own: a link reports the counter of
@@ -53,7 +61,8 @@
  * P2PMAP_CMD_POLICY_GET (do)
  *	Reply (enum p2pmap_policy_attr): the admission policy.
  *
- * P2PMAP_CMD_POLICY_SET (do, CAP_NET_ADMIN in the initial user namespace)
+ * P2PMAP_CMD_POLICY_SET (do, CAP_NET_ADMIN, CAP_SYS_ADMIN and
+ *	CAP_SYS_RAWIO in the initial user namespace)
  *	Request: any of the policy attributes; those given replace the
  *	current value ("" clears a filter), the others are kept.  Every link
  *	is re-evaluated at once: links whose devices are no longer admitted
@@ -100,9 +109,15 @@
  *	ENODEV     a named device is not tracked
  *	EEXIST     the link is already configured
  *	ENOENT     no such link
- *	EPERM      no CAP_NET_ADMIN in the initial user namespace
+ *	EPERM      a state change without CAP_NET_ADMIN, CAP_SYS_ADMIN and
+ *	           CAP_SYS_RAWIO in the initial user namespace (the extended
+ *	           ack names the missing capability)
  *	EBUSY      part of a target BAR is already an IOVA of the initiator's
- *	           domain (the DMA API or a firmware region uses it)
+ *	           domain: the DMA API handed it out (in use, cached or
+ *	           waiting in the flush queue), or a firmware region or a
+ *	           mapping not made by p2pmap is there
+ *	EIO        the IOMMU did not translate a new range, or an unmap came
+ *	           back short
  *	ERANGE     a target BAR lies outside the initiator domain's aperture
  *	EOPNOTSUPP this kernel does not let p2pmap keep the DMA API away from
  *	           the identity range (IOVA allocator not found): refused
@@ -117,8 +132,11 @@
 #define P2PMAP_GENL_NAME	"p2pmap"
 #define P2PMAP_GENL_VERSION	1
 
-/* Length of "DDDD:BB:DD.F" plus the terminating NUL. */
-#define P2PMAP_ADDR_LEN		13
+/*
+ * Length of the longest "DDDD:BB:DD.F" plus the terminating NUL: the PCI
+ * domain has 4 to 8 hex digits (VMD domains start at 0x10000).
+ */
+#define P2PMAP_ADDR_LEN		17
 
 /* BARs 0..5; bit n selects BAR n.  I/O-port BARs are never mapped. */
 #define P2PMAP_BAR_MASK_ALL	0x3f
@@ -306,6 +324,8 @@ enum p2pmap_info_attr {
 	P2PMAP_A_INFO_VERSION,		/* string */
 	P2PMAP_A_INFO_FAULT_SOURCES,	/* u32, P2PMAP_FAULT_SRC_* armed */
 	P2PMAP_A_INFO_GENERATION,	/* u32 */
+	P2PMAP_A_INFO_RANGES_RESERVED,	/* u32, reserved, not mapped */
+	P2PMAP_A_INFO_UNMAP_SHORT,	/* u32, iommu_unmap() came back short */
 
 	__P2PMAP_A_INFO_MAX
 };

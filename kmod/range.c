@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The identity ranges p2pmap holds, and when their IOVA reservations are
+ * given back.  A range is reserved before it is mapped (map.c) and stays
+ * reserved after it is unmapped (unmap.c): the initiator may keep using the
+ * raw peer address, and that address must fault, never reach a buffer the
+ * DMA API handed out in its place.  The reservation goes when no device of
+ * the domain is bound to a DMA API driver any more (the last one starts to
+ * unbind, or is removed), and at module unload.  All under p2pmap_lock.
+ */
+#include <linux/slab.h>
+#include "p2pmap.h"
+
+LIST_HEAD(p2pmap_ranges);
+
+struct p2pmap_range *p2pmap_range_find(struct iommu_domain *domain, u64 iova)
+{
+	struct p2pmap_range *r;
+
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry(r, &p2pmap_ranges, node)
+		if (r->domain == domain && r->iova == iova)
+			return r;
+	return NULL;
+}
+
+/* A range of @domain overlapping [iova, iova + size), if any. */
+struct p2pmap_range *p2pmap_range_overlap(struct iommu_domain *domain,
+					  u64 iova, u64 size)
+{
+	struct p2pmap_range *r;
+
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry(r, &p2pmap_ranges, node)
+		if (r->domain == domain && r->iova < iova + size &&
+		    iova < r->iova + r->size)
+			return r;
+	return NULL;
+}
+
+/* A new range, reserved in the DMA API allocator of @init's @domain. */
+struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
+				      struct pci_dev *init, u64 iova, u64 size,
+				      const char **why, int *err)
+{
+	struct p2pmap_range *r;
+
+	lockdep_assert_held(&p2pmap_lock);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		*why = "out of memory for an identity range";
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*err = p2pmap_iova_reserve(domain, init, iova, size, &r->resv, why);
+	if (*err) {
+		kfree(r);
+		return NULL;
+	}
+	r->domain = domain;
+	r->iova = iova;
+	r->size = size;
+	list_add_tail(&r->node, &p2pmap_ranges);
+	pr_debug("range %#llx+%#llx: reserved\n", iova, size);
+	return r;
+}
+
+/*
+ * Forget @r, unmapped and unused.  Its IOVAs go back to the DMA API unless
+ * an unmap came back short: then PTEs may remain, and the node stays in the
+ * allocator (the kernel frees it with the domain).
+ */
+void p2pmap_range_release(struct p2pmap_range *r)
+{
+	lockdep_assert_held(&p2pmap_lock);
+	if (WARN_ON_ONCE(r->users || (r->mapped && !r->stuck)))
+		return;
+	if (r->stuck)
+		pr_warn("range %#llx+%#llx: left reserved for good (an unmap came back short)\n",
+			r->iova, r->size);
+	else
+		p2pmap_iova_release(r->domain, r->resv);
+	pr_debug("range %#llx+%#llx: released\n", r->iova, r->size);
+	list_del(&r->node);
+	kfree(r);
+}
+
+/* No device of @domain is bound to a DMA API driver any more. */
+void p2pmap_ranges_release_domain(struct iommu_domain *domain)
+{
+	struct p2pmap_range *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node)
+		if (r->domain == domain)
+			p2pmap_range_release(r);
+}
+
+/*
+ * Module unload, after every link is unmapped: the one time reservations
+ * go back while an initiator may still be bound.  Without p2pmap the host
+ * is exactly as the kernel alone makes it (it reserves no peer BAR of
+ * another host bridge either); keeping nodes would leave p2pmap state in
+ * the kernel after it is gone.  The peer BARs fault again at once: the PTEs
+ * went with the links.
+ */
+void p2pmap_ranges_release_all(void)
+{
+	struct p2pmap_range *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node)
+		p2pmap_range_release(r);
+}
+
+unsigned int p2pmap_ranges_reserved(void)
+{
+	struct p2pmap_range *r;
+	unsigned int n = 0;
+
+	list_for_each_entry(r, &p2pmap_ranges, node)
+		n += !r->mapped;
+	return n;
+}
