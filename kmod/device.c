@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The registry of PCI functions p2pmap tracks.  All under p2pmap_lock. */
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include "p2pmap.h"
+
+/* Longer than dma-iommu's flush-queue timeout (IOVA_FQ_TIMEOUT, 10 ms). */
+#define P2PMAP_FQ_WAIT_MS	25
 
 LIST_HEAD(p2pmap_devs);
 static u32 p2pmap_next_dev_id = 1;
@@ -69,6 +73,7 @@ struct p2pmap_dev *p2pmap_dev_track(struct pci_dev *pdev)
 	if (!dev)
 		return NULL;
 	strscpy(dev->addr, addr, sizeof(dev->addr));
+	dev->domain_type = P2PMAP_DOMAIN_UNKNOWN;
 	dev->pdev = pci_dev_get(pdev);	/* put by the kobject release */
 	if (p2pmap_sysfs_dev_add(dev)) {
 		pr_warn("%s: not tracked: no sysfs entry (out of memory)\n",
@@ -111,6 +116,50 @@ static void p2pmap_dev_read_bars(struct p2pmap_dev *dev)
 }
 
 /*
+ * BIND_DRIVER: @pdev's driver is about to probe.  dma_configure() holds
+ * the default domain for it, and it has allocated nothing yet: the time to
+ * reserve what it must never be handed out (reserve.c).
+ */
+void p2pmap_dev_binding(struct p2pmap_dev *dev, struct pci_dev *pdev)
+{
+	struct device_driver *drv = pdev->dev.driver;
+	const char *why;
+
+	lockdep_assert_held(&p2pmap_lock);
+	if (!drv || dev->bound)
+		return;
+	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
+	strscpy(dev->driver, drv->name, sizeof(dev->driver));
+	p2pmap_domain_record(dev);
+	if (!p2pmap_policy_admits_driver(dev, &why) ||
+	    !p2pmap_reserve_windows(dev) ||
+	    p2pmap_domain_in_use(dev->domain, dev))
+		return;
+	/*
+	 * Nodes p2pmap did not make sit in the windows, and no other driver
+	 * uses the domain: the IOVAs of the previous driver, freed into the
+	 * DMA-FQ flush queue (emptied within 10 ms).  Once more after it.
+	 */
+	msleep(P2PMAP_FQ_WAIT_MS);
+	p2pmap_reserve_windows(dev);
+}
+
+/* DRIVER_NOT_BOUND: the probe failed; the domain is still held. */
+void p2pmap_dev_not_bound(struct p2pmap_dev *dev)
+{
+	struct iommu_domain *domain = dev->domain;
+
+	lockdep_assert_held(&p2pmap_lock);
+	if (dev->bound)
+		return;
+	dev->domain = NULL;
+	dev->dma_owned = false;
+	dev->driver[0] = '\0';
+	if (domain && !p2pmap_domain_in_use(domain, dev))
+		p2pmap_ranges_release_domain(domain);
+}
+
+/*
  * A driver is bound (BOUND_DRIVER, or found bound at load).  BARs are read
  * here, not at ADD_DEVICE: they may be unassigned then, and drivers such as
  * amdgpu resize BARs before they are bound.
@@ -118,6 +167,7 @@ static void p2pmap_dev_read_bars(struct p2pmap_dev *dev)
 void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
 {
 	struct device_driver *drv = pdev->dev.driver;
+	const char *why;
 
 	lockdep_assert_held(&p2pmap_lock);
 	if (!drv)
@@ -127,6 +177,8 @@ void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
 	p2pmap_domain_record(dev);
 	p2pmap_dev_read_bars(dev);
+	if (p2pmap_policy_admits(dev, &why))
+		p2pmap_reserve_windows(dev);	/* late: the free stretches */
 	p2pmap_fault_index_rebuild();
 	p2pmap_generation++;
 }

@@ -42,7 +42,7 @@ void p2pmap_domain_record(struct p2pmap_dev *dev)
 	lockdep_assert_held(&p2pmap_lock);
 	dev->domain = NULL;
 	if (dev->dma_owned) {
-		dev->domain_type = P2PMAP_DOMAIN_OTHER;
+		dev->domain_type = P2PMAP_DOMAIN_UNKNOWN;
 		return;
 	}
 	d = iommu_get_domain_for_dev(&dev->pdev->dev);

@@ -164,7 +164,7 @@ void p2pmap_faults_forget_target(u32 target_id)
 
 int p2pmap_faults_init(void)
 {
-	p2pmap_forget_wq = alloc_workqueue("p2pmap", 0, 0);
+	p2pmap_forget_wq = alloc_workqueue("p2pmap", WQ_UNBOUND, 0);
 	return p2pmap_forget_wq ? 0 : -ENOMEM;
 }
 

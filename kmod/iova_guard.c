@@ -31,9 +31,7 @@
 #define P2PMAP_WHY_NO_IOVAD \
 	"cannot find the DMA API IOVA allocator of the initiator's domain on this kernel: refusing, the DMA API could hand out IOVAs inside the range"
 #define P2PMAP_WHY_IOVA_BUSY \
-	"target BAR range overlaps IOVAs the initiator's DMA API allocator has handed out (in use, cached or waiting in the flush queue): load p2pmap before the initiator's driver"
-#define P2PMAP_WHY_IOVA_FOREIGN \
-	"target BAR range lies in a reservation of the initiator's allocator that is not its host bridge's window (a firmware region or a DMA API allocation): refusing"
+	"target BAR holds IOVAs of the initiator's DMA API allocator that p2pmap did not reserve: its driver allocated there before p2pmap could; load p2pmap before the driver, or unbind and bind the driver"
 #define P2PMAP_WHY_IOVA_NOMEM \
 	"out of memory for the IOVA reservation"
 
@@ -188,6 +186,17 @@ static void p2pmap_iova_move(struct iova_domain *iovad, struct iova *v,
 }
 
 /*
+ * A node from the allocator's own cache (iova.c does not export its node
+ * allocator), taken at the top of the pfn space, where no device can
+ * address, to be moved into place under the allocator's lock.
+ */
+static struct iova *p2pmap_iova_spare(struct iova_domain *iovad)
+{
+	return alloc_iova(iovad, 1, (ULONG_MAX >> iova_shift(iovad)) - 1,
+			  false);
+}
+
+/*
  * Make sure the DMA API of @domain, the default domain of @init, can never
  * hand out an IOVA in [iova, iova + size).  On success *resv is p2pmap's
  * node, or NULL when @init's own host-bridge window already covers the
@@ -198,8 +207,8 @@ int p2pmap_iova_reserve(struct iommu_domain *domain, struct pci_dev *init,
 			const char **why)
 {
 	struct iova_domain *iovad = p2pmap_iovad(domain);
-	unsigned long lo, hi, flags, top;
-	bool covered = false, inside = false;
+	unsigned long lo, hi, flags;
+	bool covered = false, inside;
 	u64 in_way_lo = 0, in_way_hi = 0;
 	struct iova *spare, *v;
 
@@ -213,13 +222,7 @@ int p2pmap_iova_reserve(struct iommu_domain *domain, struct pci_dev *init,
 	lo = iova_pfn(iovad, iova);
 	hi = iova_pfn(iovad, iova + size - 1);
 
-	/*
-	 * A node from the allocator's own cache (iova.c does not export its
-	 * node allocator), taken at the top of the pfn space, where no
-	 * device can address, and moved into place under the lock below.
-	 */
-	top = (ULONG_MAX >> iova_shift(iovad)) - 1;
-	spare = alloc_iova(iovad, 1, top, false);
+	spare = p2pmap_iova_spare(iovad);
 	if (!spare) {
 		*why = P2PMAP_WHY_IOVA_NOMEM;
 		return -ENOMEM;
@@ -247,8 +250,60 @@ int p2pmap_iova_reserve(struct iommu_domain *domain, struct pci_dev *init,
 		return 0;
 	pr_info("%s: IOVAs %#llx-%#llx of its DMA API allocator are in the way of %#llx+%#llx\n",
 		pci_name(init), in_way_lo, in_way_hi - 1, iova, size);
-	*why = inside ? P2PMAP_WHY_IOVA_FOREIGN : P2PMAP_WHY_IOVA_BUSY;
+	*why = P2PMAP_WHY_IOVA_BUSY;
 	return -EBUSY;
+}
+
+/*
+ * Reserve the first free stretch of [lo, hi] (bytes, inclusive), up to the
+ * next node of the allocator, in one hold of its lock.  *resv is p2pmap's
+ * new node over [*gap_lo, *gap_end), or NULL when a node sits at @lo.
+ * [*way_lo, *way_end) is the node that ended the stretch, where the caller
+ * goes on past; both are beyond @hi when no node did.  Nodes that are not
+ * p2pmap's are left exactly as they are.
+ */
+int p2pmap_iova_reserve_gap(struct iommu_domain *domain, u64 lo, u64 hi,
+			    struct iova **resv, u64 *gap_lo, u64 *gap_end,
+			    u64 *way_lo, u64 *way_end)
+{
+	struct iova_domain *iovad = p2pmap_iovad(domain);
+	unsigned long plo, phi, ghi, wlo, whi, flags;
+	struct iova *spare, *v;
+	bool gap;
+
+	*resv = NULL;
+	if (!iovad)
+		return -EOPNOTSUPP;
+	plo = iova_pfn(iovad, lo);
+	phi = iova_pfn(iovad, hi);
+	spare = p2pmap_iova_spare(iovad);
+	if (!spare)
+		return -ENOMEM;
+
+	spin_lock_irqsave(&iovad->iova_rbtree_lock, flags);
+	v = p2pmap_iova_overlap(iovad, plo, phi, spare);
+	if (v) {
+		wlo = v->pfn_lo;
+		whi = v->pfn_hi;
+	} else {
+		wlo = phi + 1;
+		whi = phi;
+	}
+	gap = wlo > plo;
+	ghi = min(wlo - 1, phi);
+	if (gap)
+		p2pmap_iova_move(iovad, spare, plo, ghi);
+	spin_unlock_irqrestore(&iovad->iova_rbtree_lock, flags);
+
+	if (gap)
+		*resv = spare;
+	else
+		__free_iova(iovad, spare);
+	*gap_lo = (u64)plo << iova_shift(iovad);
+	*gap_end = ((u64)ghi + 1) << iova_shift(iovad);
+	*way_lo = (u64)wlo << iova_shift(iovad);
+	*way_end = ((u64)whi + 1) << iova_shift(iovad);
+	return 0;
 }
 
 /* Give back a reservation made by p2pmap_iova_reserve(). */

@@ -54,7 +54,11 @@ int p2pmap_nl_may_change(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/* Every refusal says why: a generic word where the handler had none. */
+/*
+ * Every refusal says why: the handlers name the attribute or the state at
+ * fault (GENL_REQ_ATTR_CHECK the missing attribute); the resource errors
+ * get their word here.
+ */
 int p2pmap_nl_done(struct genl_info *info, int err)
 {
 	if (!err || !info->extack || info->extack->_msg)
@@ -63,8 +67,6 @@ int p2pmap_nl_done(struct genl_info *info, int err)
 		NL_SET_ERR_MSG(info->extack, "out of memory");
 	else if (err == -EMSGSIZE)
 		NL_SET_ERR_MSG(info->extack, "the reply does not fit in one message");
-	else
-		NL_SET_ERR_MSG(info->extack, "refused");
 	return err;
 }
 

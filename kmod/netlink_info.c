@@ -21,7 +21,10 @@ int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, P2PMAP_A_INFO_GENERATION, p2pmap_generation) ||
 	    nla_put_u32(msg, P2PMAP_A_INFO_RANGES_RESERVED,
 			p2pmap_ranges_reserved()) ||
-	    nla_put_u32(msg, P2PMAP_A_INFO_UNMAP_SHORT, p2pmap_unmap_short)) {
+	    nla_put_u32(msg, P2PMAP_A_INFO_UNMAP_SHORT, p2pmap_unmap_short) ||
+	    nla_put_u64_64bit(msg, P2PMAP_A_INFO_WINDOWS_RESERVED,
+			      p2pmap_windows_reserved_bytes(),
+			      P2PMAP_A_INFO_PAD)) {
 		mutex_unlock(&p2pmap_lock);
 		goto nomem;
 	}

@@ -56,6 +56,8 @@ static const struct {
 static int p2pmap_policy_set(struct genl_info *info)
 {
 	struct p2pmap_link *link;
+	struct p2pmap_dev *dev;
+	const char *why;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(p2pmap_policy_fields); i++) {
@@ -81,6 +83,9 @@ static int p2pmap_policy_set(struct genl_info *info)
 	pr_info("policy: drivers=\"%s\" vendors=\"%s\" classes=\"%s\" numa_nodes=\"%s\"\n",
 		p2pmap_policy.drivers, p2pmap_policy.vendors,
 		p2pmap_policy.classes, p2pmap_policy.numa_nodes);
+	list_for_each_entry(dev, &p2pmap_devs, node)
+		if (p2pmap_policy_admits(dev, &why))
+			p2pmap_reserve_windows(dev);
 	list_for_each_entry(link, &p2pmap_links, node)
 		p2pmap_link_sync(link);
 	mutex_unlock(&p2pmap_lock);

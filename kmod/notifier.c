@@ -65,6 +65,16 @@ static void p2pmap_event(struct pci_dev *pdev, unsigned long action)
 	case BUS_NOTIFY_ADD_DEVICE:
 		p2pmap_dev_track(pdev);
 		return;
+	case BUS_NOTIFY_BIND_DRIVER:
+		dev = p2pmap_dev_track(pdev);
+		if (dev)
+			p2pmap_dev_binding(dev, pdev);
+		return;
+	case BUS_NOTIFY_DRIVER_NOT_BOUND:
+		dev = p2pmap_dev_find_pdev(pdev);
+		if (dev)
+			p2pmap_dev_not_bound(dev);
+		return;
 	case BUS_NOTIFY_BOUND_DRIVER:
 		dev = p2pmap_dev_track(pdev);
 		if (dev) {

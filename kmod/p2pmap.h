@@ -105,6 +105,9 @@ struct p2pmap_range {
 				 * (reserved by dma-iommu) covers the range
 				 */
 	unsigned int users;	/* links mapping it; 0: reserved only */
+	bool window;		/* part of another host bridge's window,
+				 * reserved early (reserve.c): never mapped
+				 */
 	bool mapped;		/* our PTEs are in the domain */
 	bool stuck;		/* iommu_unmap() came back short: PTEs may
 				 * remain, the IOVAs are never given back
@@ -134,6 +137,8 @@ void p2pmap_addr_format(struct pci_dev *pdev, char *buf);
 struct p2pmap_dev *p2pmap_dev_find(const char *addr);
 struct p2pmap_dev *p2pmap_dev_find_pdev(struct pci_dev *pdev);
 struct p2pmap_dev *p2pmap_dev_track(struct pci_dev *pdev);
+void p2pmap_dev_binding(struct p2pmap_dev *dev, struct pci_dev *pdev);
+void p2pmap_dev_not_bound(struct p2pmap_dev *dev);
 void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev);
 void p2pmap_dev_leave(struct p2pmap_dev *dev);
 void p2pmap_dev_untrack(struct p2pmap_dev *dev);
@@ -187,10 +192,19 @@ void p2pmap_ranges_release_domain(struct iommu_domain *domain);
 void p2pmap_ranges_release_all(void);
 unsigned int p2pmap_ranges_reserved(void);
 
+/* reserve.c: other host bridges' windows, reserved before a driver probes */
+unsigned int p2pmap_reserve_windows(struct p2pmap_dev *dev);
+u64 p2pmap_windows_reserved_bytes(void);
+struct p2pmap_range *p2pmap_window_covering(struct iommu_domain *domain,
+					    u64 iova, u64 size);
+
 /* iova_guard.c: keeps the DMA API's IOVA allocator out of identity ranges */
 int p2pmap_iova_reserve(struct iommu_domain *domain, struct pci_dev *init,
 			u64 iova, u64 size, struct iova **resv,
 			const char **why);
+int p2pmap_iova_reserve_gap(struct iommu_domain *domain, u64 lo, u64 hi,
+			    struct iova **resv, u64 *gap_lo, u64 *gap_end,
+			    u64 *way_lo, u64 *way_end);
 void p2pmap_iova_release(struct iommu_domain *domain, struct iova *resv);
 
 /* fault.c: counting IOMMU faults */
@@ -254,6 +268,8 @@ extern struct p2pmap_policy p2pmap_policy;
 int p2pmap_policy_init(void);
 int p2pmap_policy_list_valid(enum p2pmap_policy_list kind, const char *s);
 bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why);
+bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev,
+				 const char **why);
 
 /* notifier.c */
 int p2pmap_notifier_register(void);

@@ -99,15 +99,21 @@ static bool p2pmap_list_has(const char *list, const char *word, size_t len,
  */
 bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why)
 {
+	if (!dev->bound) {
+		*why = "no driver bound";
+		return false;
+	}
+	return p2pmap_policy_admits_driver(dev, why);
+}
+
+/* As p2pmap_policy_admits(), for the driver that is binding or bound now. */
+bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev, const char **why)
+{
 	const struct p2pmap_policy *p = &p2pmap_policy;
 	struct pci_dev *pdev = dev->pdev;
 	char buf[8];
 	int node;
 
-	if (!dev->bound) {
-		*why = "no driver bound";
-		return false;
-	}
 	if (dev->dma_owned) {
 		*why = "its driver manages DMA itself (VFIO or similar): never admitted";
 		return false;

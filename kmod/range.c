@@ -11,6 +11,9 @@
 #include <linux/slab.h>
 #include "p2pmap.h"
 
+#define P2PMAP_WHY_LATE \
+	"the initiator's driver allocated IOVAs inside this target BAR before p2pmap could reserve it: load p2pmap before the driver (softdep, initramfs), or unbind and bind the driver"
+
 LIST_HEAD(p2pmap_ranges);
 
 struct p2pmap_range *p2pmap_range_find(struct iommu_domain *domain, u64 iova)
@@ -24,7 +27,15 @@ struct p2pmap_range *p2pmap_range_find(struct iommu_domain *domain, u64 iova)
 	return NULL;
 }
 
-/* A range of @domain overlapping [iova, iova + size), if any. */
+static bool p2pmap_range_overlaps(const struct p2pmap_range *r,
+				  struct iommu_domain *domain, u64 iova,
+				  u64 size)
+{
+	return r->domain == domain && r->iova < iova + size &&
+	       iova < r->iova + r->size;
+}
+
+/* An identity range of @domain overlapping [iova, iova + size), if any. */
 struct p2pmap_range *p2pmap_range_overlap(struct iommu_domain *domain,
 					  u64 iova, u64 size)
 {
@@ -32,10 +43,21 @@ struct p2pmap_range *p2pmap_range_overlap(struct iommu_domain *domain,
 
 	lockdep_assert_held(&p2pmap_lock);
 	list_for_each_entry(r, &p2pmap_ranges, node)
-		if (r->domain == domain && r->iova < iova + size &&
-		    iova < r->iova + r->size)
+		if (!r->window && p2pmap_range_overlaps(r, domain, iova, size))
 			return r;
 	return NULL;
+}
+
+/* Does a window reservation of @domain cover part of the range only? */
+static bool p2pmap_window_partly(struct iommu_domain *domain, u64 iova,
+				 u64 size)
+{
+	struct p2pmap_range *r;
+
+	list_for_each_entry(r, &p2pmap_ranges, node)
+		if (r->window && p2pmap_range_overlaps(r, domain, iova, size))
+			return true;
+	return false;
 }
 
 /* A new range, reserved in the DMA API allocator of @init's @domain. */
@@ -52,7 +74,19 @@ struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
 		*err = -ENOMEM;
 		return NULL;
 	}
-	*err = p2pmap_iova_reserve(domain, init, iova, size, &r->resv, why);
+	/* Inside another bridge's window, reserved before the driver
+	 * probed: that reservation covers it.  Partly inside one: the rest
+	 * was the DMA API's already then.
+	 */
+	if (p2pmap_window_covering(domain, iova, size)) {
+		*err = 0;
+	} else if (p2pmap_window_partly(domain, iova, size)) {
+		*why = P2PMAP_WHY_LATE;
+		*err = -EBUSY;
+	} else {
+		*err = p2pmap_iova_reserve(domain, init, iova, size, &r->resv,
+					   why);
+	}
 	if (*err) {
 		kfree(r);
 		return NULL;
@@ -117,6 +151,6 @@ unsigned int p2pmap_ranges_reserved(void)
 	unsigned int n = 0;
 
 	list_for_each_entry(r, &p2pmap_ranges, node)
-		n += !r->mapped;
+		n += !r->mapped && !r->window;
 	return n;
 }

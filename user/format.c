@@ -394,6 +394,9 @@ void format_info(FILE *f, const struct p2pmap_info *info)
 		fprintf(f, "unmaps that came back short: %" PRIu32 "%s\n",
 			info->unmap_short, info->unmap_short ?
 			" (PROBLEM: their ranges stay reserved; see dmesg)" : "");
+	if (info->has_windows_reserved)
+		fprintf(f, "other host bridges' windows reserved: %" PRIu64
+			" bytes\n", info->windows_reserved);
 }
 
 void format_policy(FILE *f, const struct p2pmap_policy *p)

@@ -381,6 +381,11 @@ void json_info(FILE *f, const struct p2pmap_info *info)
 		json_u64(&j, info->unmap_short);
 	else
 		json_null(&j);
+	json_key(&j, "windows_reserved_bytes");
+	if (info->has_windows_reserved)
+		json_u64(&j, info->windows_reserved);
+	else
+		json_null(&j);
 	json_obj_end(&j);
 	fputc('\n', f);
 }

@@ -32,6 +32,10 @@ int info_parse_attrs(struct nlattr *head, int len, struct p2pmap_info *info)
 			info->has_unmap_short |=
 				pnl_attr_u32(a, &info->unmap_short);
 			break;
+		case P2PMAP_A_INFO_WINDOWS_RESERVED:
+			info->has_windows_reserved |=
+				pnl_attr_u64(a, &info->windows_reserved);
+			break;
 		}
 	}
 	return 0;

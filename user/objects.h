@@ -121,6 +121,8 @@ struct p2pmap_info {
 	uint32_t ranges_reserved;	/* identity ranges reserved, unmapped */
 	bool has_unmap_short;
 	uint32_t unmap_short;		/* unmaps that came back short */
+	bool has_windows_reserved;
+	uint64_t windows_reserved;	/* bytes, other bridges' windows */
 };
 
 /*

@@ -61,7 +61,21 @@ struct p2p_dev {
 	u32 *staging;
 	dma_addr_t staging_dma;
 	struct iova *held;	/* "hold": a node not made by p2pmap */
+	dma_addr_t *probe_iovas;	/* what probe_dma_mib allocated */
+	unsigned int probe_n;
 };
+
+/*
+ * A GPU driver allocates hundreds of MiB of DMA addresses while it boots
+ * its firmware, before the driver core says BOUND_DRIVER.  This many MiB
+ * are allocated at probe, as dma_map_resource() of the device's own BAR0
+ * (1 MiB at a time: IOVA space without guest RAM), below 4 GiB first as
+ * dma-iommu does for a PCI device, and kept until remove.
+ */
+static unsigned int probe_dma_mib;
+module_param(probe_dma_mib, uint, 0644);
+MODULE_PARM_DESC(probe_dma_mib,
+		 "MiB of IOVA space to allocate at probe, like a GPU driver booting its firmware");
 
 /* A kept dma_map_resource() mapping of b's BAR0 in a's DMA domain. */
 struct p2p_map {
@@ -1013,6 +1027,8 @@ static int p2p_cmd_churn(struct p2p_dev *a, struct pci_dev *b,
 	return 0;
 }
 
+static int p2p_cmd_probeinfo(char **argv);
+
 static bool p2p_pair_verb(const char *verb)
 {
 	static const char * const verbs[] = {
@@ -1056,6 +1072,8 @@ static int p2p_run(char *line)
 		return p2p_cmd_pgsizes(argv);
 	if (!strcmp(argv[0], "nodes") && argc == 4)
 		return p2p_cmd_nodes(argv);
+	if (!strcmp(argv[0], "probeinfo") && argc == 2)
+		return p2p_cmd_probeinfo(argv);
 	if (!strcmp(argv[0], "release") && argc == 2) {
 		struct p2p_dev *a = p2p_initiator(argv[1]);
 
@@ -1147,6 +1165,63 @@ static int p2p_setup(struct pci_dev *pdev, struct p2p_dev *d)
 	return 0;
 }
 
+/* At probe, before the driver core says BOUND_DRIVER. */
+static void p2p_probe_alloc(struct p2p_dev *d)
+{
+	struct device *dev = &d->pdev->dev;
+	phys_addr_t bar = pci_resource_start(d->pdev, 0);
+	unsigned int i, n = probe_dma_mib;
+
+	if (!n || pci_resource_len(d->pdev, 0) < SZ_1M)
+		return;
+	d->probe_iovas = kcalloc(n, sizeof(*d->probe_iovas), GFP_KERNEL);
+	if (!d->probe_iovas)
+		return;
+	for (i = 0; i < n; i++) {
+		dma_addr_t a = dma_map_resource(dev, bar, SZ_1M,
+						DMA_BIDIRECTIONAL, 0);
+
+		if (dma_mapping_error(dev, a))
+			break;
+		d->probe_iovas[d->probe_n++] = a;
+	}
+}
+
+static void p2p_probe_free(struct p2p_dev *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->probe_n; i++)
+		dma_unmap_resource(&d->pdev->dev, d->probe_iovas[i], SZ_1M,
+				   DMA_BIDIRECTIONAL, 0);
+	kfree(d->probe_iovas);
+	d->probe_iovas = NULL;
+	d->probe_n = 0;
+}
+
+/*
+ * probeinfo A: what A's probe allocated: "mapped=N below4g=M lowest=0x...
+ * highest=0x..." (all of it must have been granted: mapped == probe_dma_mib).
+ */
+static int p2p_cmd_probeinfo(char **argv)
+{
+	struct p2p_dev *a = p2p_initiator(argv[1]);
+	u64 lo = U64_MAX, hi = 0;
+	unsigned int i, low = 0;
+
+	if (!a)
+		return -ENODEV;
+	for (i = 0; i < a->probe_n; i++) {
+		lo = min_t(u64, lo, a->probe_iovas[i]);
+		hi = max_t(u64, hi, a->probe_iovas[i]);
+		low += a->probe_iovas[i] < SZ_4G;
+	}
+	scnprintf(p2p_result, sizeof(p2p_result),
+		  "mapped=%u below4g=%u lowest=0x%llx highest=0x%llx\n",
+		  a->probe_n, low, a->probe_n ? lo : 0, hi);
+	return 0;
+}
+
 static int p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct p2p_dev *d;
@@ -1161,6 +1236,7 @@ static int p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		kfree(d);
 		return ret;
 	}
+	p2p_probe_alloc(d);
 	pci_set_drvdata(pdev, d);
 
 	mutex_lock(&p2p_lock);
@@ -1187,6 +1263,7 @@ static void p2p_remove(struct pci_dev *pdev)
 	if (edu_wait_idle(d))
 		pci_warn(pdev, "DMA still running at remove\n");
 	pci_clear_master(pdev);
+	p2p_probe_free(d);
 	dma_free_coherent(&pdev->dev, PAGE_SIZE, d->staging, d->staging_dma);
 	kfree(d);
 }

@@ -546,7 +546,7 @@ static void test_json(void)
 
 	RENDER(out, json_info(f, &info));
 	json_ok(out, "info --json");
-	tap_ok(!strcmp(out, "{\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null}\n"),
+	tap_ok(!strcmp(out, "{\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null,\"windows_reserved_bytes\":null}\n"),
 	       "info --json");
 	free(out);
 

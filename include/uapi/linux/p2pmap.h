@@ -48,7 +48,9 @@
  * P2PMAP_CMD_INFO_GET (do)
  *	Reply (enum p2pmap_info_attr): module version, the fault sources that
  *	are armed on this kernel, the generation counter, the identity ranges
- *	held reserved without a mapping, and how many unmaps came back short.
+ *	held reserved without a mapping, how many unmaps came back short, and
+ *	the bytes of other host bridges' windows reserved early (module
+ *	parameter reserve=) in the DMA API allocators of admitted devices.
  *
  * P2PMAP_CMD_FAULTS_RESET (do, CAP_NET_ADMIN, CAP_SYS_ADMIN and
  *	CAP_SYS_RAWIO in the initial user namespace)
@@ -178,7 +180,10 @@ enum p2pmap_cmd {
 /* Fault flags (P2PMAP_A_*_FAULT_LAST_FLAGS) */
 #define P2PMAP_FAULT_F_WRITE		(1U << 0)
 
-/* What the device's IOMMU group is attached to right now. */
+/*
+ * What the device's IOMMU group was attached to at its last bind event: the
+ * kernel gives no stable view at any other time.
+ */
 enum p2pmap_domain {
 	P2PMAP_DOMAIN_NONE,		/* no IOMMU translates this device */
 	P2PMAP_DOMAIN_IDENTITY,		/* passthrough */
@@ -187,6 +192,9 @@ enum p2pmap_domain {
 	P2PMAP_DOMAIN_BLOCKED,		/* blocked (VFIO/iommufd claim) */
 	P2PMAP_DOMAIN_UNMANAGED,	/* owned by another user (VFIO/iommufd) */
 	P2PMAP_DOMAIN_OTHER,
+	P2PMAP_DOMAIN_UNKNOWN,		/* not read: never bound yet, or its
+					 * driver manages DMA (vfio-pci)
+					 */
 };
 
 enum p2pmap_dev_state {
@@ -326,6 +334,9 @@ enum p2pmap_info_attr {
 	P2PMAP_A_INFO_GENERATION,	/* u32 */
 	P2PMAP_A_INFO_RANGES_RESERVED,	/* u32, reserved, not mapped */
 	P2PMAP_A_INFO_UNMAP_SHORT,	/* u32, iommu_unmap() came back short */
+	P2PMAP_A_INFO_WINDOWS_RESERVED,	/* u64, bytes of other host bridges'
+					 * windows reserved early, all domains
+					 */
 
 	__P2PMAP_A_INFO_MAX
 };
