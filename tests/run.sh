@@ -99,6 +99,7 @@ echo "# stress seed $seed (P2PMAP_STRESS_SEED=$seed make check replays it)"
 for k in $kernels; do
 	vm "$k" vtd gpus4+pxb core
 	vm "$k" vtd gpus4+pxb iova
+	vm "$k" vtd gpus4+pxb early
 	vm "$k" amd gpus4 core
 	vm "$k" vtd gpus4 faults
 	vm "$k" amd gpus4 faults
@@ -116,6 +117,7 @@ if [ -n "$newer" ]; then
 	export P2PMAP_VM_KERNEL=$2
 	vm "$1" vtd gpus4+pxb core
 	vm "$1" vtd gpus4+pxb iova
+	vm "$1" vtd gpus4+pxb early
 	vm "$1" amd gpus4 core
 	vm "$1" vtd gpus4 faults
 	vm "$1" amd gpus4 faults

@@ -31,7 +31,7 @@ echo "# link add: $out"
 check "link add refused while A's DMA API holds E's whole BAR range" \
 	test $rc -ne 0
 check "the refusal says the DMA API allocator holds the range" \
-	sh -c "echo '$out' | grep -q \"DMA API allocator that p2pmap did not reserve\""
+	has "$out" "DMA API allocator that p2pmap did not reserve"
 expect "refused link add configured nothing" "$(link_state $A $E)" ""
 expect "nothing mapped at E's BAR in A's domain" "$(xlate_e)" 0x0
 expect "the DMA API's node is left as it was" "$(nodes)" "nodes=1 ${held#held=}"
@@ -108,7 +108,7 @@ rc=$?
 echo 0 >/sys/module/p2pmap/parameters/debug_unmap_short
 echo "# link del with a short unmap: $out"
 check "link del fails when the unmap comes back short" test $rc -ne 0
-check "it says so" sh -c "echo '$out' | grep -q 'came back short'"
+check "it says so" has "$out" 'came back short'
 expect "the link stays, in error" "$(link_state $A $E)" error
 check "info counts the short unmap" \
 	sh -c "p2pmap info | grep -q 'unmaps that came back short: 1'"
@@ -161,7 +161,7 @@ check "reading needs no capability" dropcap sys_admin,sys_rawio,net_admin \
 out=$(p2pmap --no-check link add 10000:00:10.0 $B 2>&1)
 echo "# a VMD-style domain: $out"
 check "a 5-digit PCI domain is a well-formed address (just not present)" \
-	sh -c "echo '$out' | grep -q 'not a PCI device tracked'"
+	has "$out" 'not a PCI device tracked'
 check "p2pmap unloads" rmmod p2pmap
 
 check "no kernel WARNING or BUG in the log" kernel_log_clean

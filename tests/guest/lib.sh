@@ -36,6 +36,11 @@ expect() {
 	fi
 }
 
+# has TEXT PATTERN: TEXT (any quotes in it) matches the grep PATTERN.
+has() {
+	printf '%s\n' "$1" | grep -q -- "$2"
+}
+
 # expect_fail DESC CMD...: pass when CMD fails.
 expect_fail() {
 	desc=$1
