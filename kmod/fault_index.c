@@ -12,6 +12,7 @@
 struct p2pmap_index_dev {
 	const struct device *dev;
 	u16 sid;			/* bus << 8 | devfn */
+	bool sid_shared;		/* another PCI segment has it too */
 	struct p2pmap_dev *pd;
 };
 
@@ -48,8 +49,9 @@ static unsigned int p2pmap_index_bars(struct p2pmap_dev *pd,
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		unsigned long fl = pci_resource_flags(pdev, i);
 
-		if (!(fl & IORESOURCE_MEM) || (fl & IORESOURCE_UNSET) ||
-		    !pci_resource_len(pdev, i))
+		if (!(fl & IORESOURCE_MEM) ||
+		    (fl & (IORESOURCE_UNSET | IORESOURCE_DISABLED)) ||
+		    !pci_resource_len(pdev, i) || !pdev->resource[i].parent)
 			continue;
 		out[n].lo = pci_bus_address(pdev, i);
 		out[n].hi = out[n].lo + pci_resource_len(pdev, i) - 1;
@@ -66,6 +68,30 @@ void p2pmap_fault_index_free(void)
 	old = rcu_replace_pointer(p2pmap_index, NULL, true);
 	if (old)
 		kfree_rcu(old, rcu);
+}
+
+/*
+ * VT-d fault lines name bus, device and function, not the PCI segment: a
+ * requester id that a device of another segment has too (tracked or not)
+ * says nothing about which one faulted.
+ */
+static bool p2pmap_sid_shared(struct pci_dev *pdev)
+{
+	int seg = pci_domain_nr(pdev->bus);
+	struct pci_bus *bus = NULL;
+	struct pci_dev *other;
+
+	while ((bus = pci_find_next_bus(bus))) {
+		if (pci_domain_nr(bus) == seg)
+			continue;
+		other = pci_get_domain_bus_and_slot(pci_domain_nr(bus),
+						    pdev->bus->number,
+						    pdev->devfn);
+		pci_dev_put(other);
+		if (other)
+			return true;
+	}
+	return false;
 }
 
 void p2pmap_fault_index_rebuild(void)
@@ -92,6 +118,7 @@ void p2pmap_fault_index_rebuild(void)
 
 		d->dev = &pd->pdev->dev;
 		d->sid = PCI_DEVID(pd->pdev->bus->number, pd->pdev->devfn);
+		d->sid_shared = p2pmap_sid_shared(pd->pdev);
 		d->pd = pd;
 		idx->nbars += p2pmap_index_bars(pd, idx->bars + idx->nbars);
 	}
@@ -126,7 +153,7 @@ struct p2pmap_dev *p2pmap_fault_index_addr(const char *addr)
 	return NULL;
 }
 
-/* By requester id; NULL also when two PCI segments share it. */
+/* By requester id; NULL also when another PCI segment has it too. */
 struct p2pmap_dev *p2pmap_fault_index_sid(u16 sid)
 {
 	struct p2pmap_fault_index *idx = rcu_dereference(p2pmap_index);
@@ -136,7 +163,7 @@ struct p2pmap_dev *p2pmap_fault_index_sid(u16 sid)
 	for (i = 0; idx && i < idx->ndevs; i++) {
 		if (idx->devs[i].sid != sid)
 			continue;
-		if (found)
+		if (found || idx->devs[i].sid_shared)
 			return NULL;
 		found = idx->devs[i].pd;
 	}
