@@ -7,8 +7,8 @@ A=0000:00:10.0 B=0000:00:11.0
 say() { printf '\n== %s\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 
-insmod /modules/p2ptest/p2ptest.ko
-insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest	# before the GPU driver,
+insmod /modules/p2ptest/p2ptest.ko			# as the softdep does
 sleep 0.2
 say "An emulated host: 4 stand-in GPUs (QEMU edu) on pcie.0 and one behind a second host bridge, IOMMU: $IOMMU, kernel $KVER"
 run p2pmap list

@@ -7,8 +7,8 @@
 A=0000:00:10.0 B=0000:00:11.0 C=0000:00:12.0 D=0000:00:13.0
 SYS=/sys/kernel/p2pmap
 
-insmod /modules/p2ptest/p2ptest.ko
 insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+insmod /modules/p2ptest/p2ptest.ko
 p2pmap link add $A $B >/dev/null
 barb=$(bar0 $B) barc=$(bar0 $C)
 

@@ -99,27 +99,36 @@ trace_enable() {
 }
 
 # trace_identity_bytes map|unmap LO HI: bytes of identity maps (iova ==
-# paddr) whose IOVA lies in [LO, HI), or of the unmaps of those IOVAs.
+# paddr) whose IOVA lies in [LO, HI), or of the unmaps of those IOVAs that
+# followed them (a DMA API unmap of the same IOVA before or after does not
+# count).
 trace_identity_bytes() {
-	kind=$1 lo=$(($2)) hi=$(($3)) sum=0
-	sed -n 's/.* map: .*iova=\(0x[0-9a-f]*\) .*paddr=\(0x[0-9a-f]*\) size=\([0-9]*\).*/\1 \2 \3/p' \
-		"$TRACE/trace" >/tmp/maps.$$
-	: >/tmp/ids.$$
-	while read -r iova pa sz; do
-		[ $((iova)) -eq $((pa)) ] || continue
-		[ $((iova)) -ge "$lo" ] && [ $((iova)) -lt "$hi" ] || continue
-		echo "$iova" >>/tmp/ids.$$
-		[ "$kind" = map ] && sum=$((sum + sz))
-	done </tmp/maps.$$
-	if [ "$kind" = unmap ]; then
-		sed -n 's/.* unmap: .*iova=\(0x[0-9a-f]*\) .*unmapped_size=\([0-9]*\).*/\1 \2/p' \
-			"$TRACE/trace" >/tmp/maps.$$
-		while read -r iova sz; do
-			grep -qx "$iova" /tmp/ids.$$ && sum=$((sum + sz))
-		done </tmp/maps.$$
-	fi
-	rm -f /tmp/maps.$$ /tmp/ids.$$
-	echo "$sum"
+	awk -v kind="$1" -v lo=$(($2)) -v hi=$(($3)) '
+	function num(s) { return s + 0 }
+	/ map: / {
+		iova = ""; pa = ""; sz = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^iova=/) iova = substr($i, 6)
+			if ($i ~ /^paddr=/) pa = substr($i, 7)
+			if ($i ~ /^size=/) sz = substr($i, 6)
+		}
+		if (iova == "" || num(iova) != num(pa)) next
+		if (num(iova) < lo || num(iova) >= hi) next
+		live[num(iova)] = 1
+		mapped += sz
+	}
+	/ unmap: / {
+		iova = ""; sz = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^iova=/) iova = substr($i, 6)
+			if ($i ~ /^unmapped_size=/) sz = substr($i, 15)
+		}
+		if (iova == "" || !(num(iova) in live)) next
+		delete live[num(iova)]
+		unmapped += sz
+	}
+	END { print (kind == "map" ? mapped : unmapped) + 0 }
+	' "$TRACE/trace"
 }
 
 finish() {

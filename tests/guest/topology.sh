@@ -9,8 +9,9 @@ A=0000:00:10.0 B=0000:00:11.0
 N0A=0000:21:00.0 N0B=0000:22:00.0 N1A=0000:41:00.0 N1B=0000:42:00.0
 RP=0000:00:1c.0
 
-insmod /modules/p2ptest/p2ptest.ko
+# Boot order (the softdep): p2pmap first, then the GPU driver.
 insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+insmod /modules/p2ptest/p2ptest.ko
 
 numa() { cat /sys/bus/pci/devices/$1/numa_node; }
 expect "node-0 host bridge: its devices are on NUMA node 0" \

@@ -70,9 +70,10 @@ struct p2p_dev {
  * its firmware, before the driver core says BOUND_DRIVER.  This many MiB
  * are allocated at probe, as dma_map_resource() of the device's own BAR0
  * (1 MiB at a time: IOVA space without guest RAM), below 4 GiB first as
- * dma-iommu does for a PCI device, and kept until remove.
+ * dma-iommu does for a PCI device, and kept until remove.  On by default:
+ * every suite runs against a driver that allocates like a GPU driver.
  */
-static unsigned int probe_dma_mib;
+static unsigned int probe_dma_mib = 256;
 module_param(probe_dma_mib, uint, 0644);
 MODULE_PARM_DESC(probe_dma_mib,
 		 "MiB of IOVA space to allocate at probe, like a GPU driver booting its firmware");
