@@ -121,6 +121,10 @@ gcc -O2 -Wall -Werror -I"$top/user" -I"$top/include/uapi" \
 	"$top/tests/bench/p2pbench.c" "$top/user/nl.o" "$top/user/link.o" \
 	"$top/user/info.o" $(pkg-config --libs libnl-genl-3.0)
 
+# The netlink fuzzer (tests/fuzz), linked statically.
+make -s -C "$top/tests/fuzz"
+cp "$top/tests/fuzz/p2pfuzz" "$root/bin/p2pfuzz"
+
 # kmod's modprobe/depmod (busybox's lack softdep): boot-order tests.
 mkdir -p "$root/usr/bin" "$root/usr/sbin"
 cp /usr/bin/kmod "$root/usr/bin/kmod"
