@@ -8,6 +8,12 @@
 #      p2pmap is already installed)
 #   3. the VM suites: each installed Debian kernel (6.1 and 6.12 at least)
 #      with VT-d and with AMD-Vi emulation
+#   4. the netlink fuzzer (tests/fuzz, built from the YNL spec) and its suite
+#      (tests/guest/fuzz.sh) in a VT-d guest of each kernel: unprivileged,
+#      root minus CAP_SYS_RAWIO/CAP_SYS_ADMIN (nothing may change), root
+#      (p2pmap's account must match the IOMMU's).  Seeded like the stress
+#      test: P2PMAP_STRESS_SEED=N replays both; inside a guest,
+#      p2pfuzz --seed N --trace FROM-TO prints messages FROM..TO in full.
 # Each test prints one TAP line; the last line is "N passed, N failed".
 # Logs of every VM are kept in build/logs/.
 set -uo pipefail
@@ -108,6 +114,21 @@ for k in $kernels; do
 	vm "$k" amd bigbar bigbar
 	vm "$k" vtd gpus4 stress vm.ops=1000 vm.seed="$seed"
 done
+# --- the netlink fuzzer ---------------------------------------------------
+make -s -C "$top/tests/fuzz" >"$logs/fuzz-build.log" 2>&1
+result $? "[fuzz] p2pfuzz builds from the YNL spec with -Wall -Wextra -Werror"
+fzhash() {
+	"$top/tests/fuzz/p2pfuzz" --dry-run --count 20000 --seed "$1" \
+		--devices 0000:00:10.0,0000:00:11.0 | sed -n 's/.* hash \([0-9a-f]*\).*/\1/p'
+}
+[ -n "$(fzhash "$seed")" ] && [ "$(fzhash "$seed")" = "$(fzhash "$seed")" ] &&
+	[ "$(fzhash "$seed")" != "$(fzhash $((seed + 1)))" ]
+result $? "[fuzz] the same seed sends the same messages, another seed others"
+for k in $kernels; do
+	vm "$k" vtd gpus4+pxb fuzz vm.seed="$seed"
+done
+# ---------------------------------------------------------------------------
+
 # The newest Debian kernel (trixie-backports, 7.x), when it could be built
 # and unpacked: the core and fault suites on both IOMMUs.
 if [ -n "$newer" ]; then
