@@ -475,8 +475,8 @@ static int finish(struct fz_ctx *c, const struct opts *o)
 	       c->sc_attempted, c->sc_accepted, c->sc_eperm, c->sc_eperm_msg,
 	       c->sc_other);
 	if (o->expect_refused && !owed)
-		printf("p2pfuzz: refusals not owed: the spec does not ask state changes for %s\n",
-		       o->drop_privs ? "privileges" : "the capability dropped");
+		printf("p2pfuzz: refusals not owed: the protocol (include/uapi/linux/p2pmap.h) does not ask %s of state changes\n",
+		       o->drop_cap_name);
 	if (o->expect_refused && owed) {
 		if (!c->sc_attempted || !c->sc_eperm)
 			fz_violation(c, "no state-changing message reached the family and was refused");
