@@ -8,14 +8,14 @@
 #      p2pmap is already installed)
 #   3. the VM suites: each installed Debian kernel (6.1 and 6.12 at least)
 #      with VT-d and with AMD-Vi emulation
-#   4. the netlink fuzzer (tests/fuzz, built from the YNL spec) and its suite
-#      (tests/guest/fuzz.sh) in a VT-d guest of each kernel: unprivileged,
-#      root minus CAP_SYS_RAWIO/CAP_SYS_ADMIN (nothing may change), root
-#      (p2pmap's account must match the IOMMU's).  Seeded like the stress
-#      test: P2PMAP_STRESS_SEED=N replays both; inside a guest,
-#      p2pfuzz --seed N --trace FROM-TO prints messages FROM..TO in full.
 # Each test prints one TAP line; the last line is "N passed, N failed".
 # Logs of every VM are kept in build/logs/.
+# The netlink fuzzer (tests/fuzz, tables generated from the YNL spec) runs in
+# a VT-d guest of each kernel (tests/guest/fuzz.sh): unprivileged, as root
+# minus CAP_SYS_RAWIO and minus CAP_SYS_ADMIN (nothing may change), as root
+# (p2pmap's account must then match the IOMMU's).  It takes the stress test's
+# seed: P2PMAP_STRESS_SEED=N replays both; in a guest, p2pfuzz --seed N
+# --trace FROM-TO prints messages FROM..TO-1 and their answers in full.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 logs=$top/build/logs
