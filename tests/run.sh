@@ -102,18 +102,6 @@ vm() {
 # The stress test's seed: P2PMAP_STRESS_SEED replays a run.
 seed=${P2PMAP_STRESS_SEED:-$(date +%s)}
 echo "# stress seed $seed (P2PMAP_STRESS_SEED=$seed make check replays it)"
-for k in $kernels; do
-	vm "$k" vtd gpus4+pxb core
-	vm "$k" amd gpus4 core
-	vm "$k" vtd gpus4 faults
-	vm "$k" amd gpus4 faults
-	vm "$k" vtd gpus4 tenants
-	vm "$k" amd gpus4 tenants
-	vm "$k" vtd numa2 topology
-	vm "$k" vtd bigbar bigbar
-	vm "$k" amd bigbar bigbar
-	vm "$k" vtd gpus4 stress vm.ops=1000 vm.seed="$seed"
-done
 # --- the netlink fuzzer ---------------------------------------------------
 make -s -C "$top/tests/fuzz" >"$logs/fuzz-build.log" 2>&1
 result $? "[fuzz] p2pfuzz builds from the YNL spec with -Wall -Wextra -Werror"
@@ -128,7 +116,18 @@ for k in $kernels; do
 	vm "$k" vtd gpus4+pxb fuzz vm.seed="$seed"
 done
 # ---------------------------------------------------------------------------
-
+for k in $kernels; do
+	vm "$k" vtd gpus4+pxb core
+	vm "$k" amd gpus4 core
+	vm "$k" vtd gpus4 faults
+	vm "$k" amd gpus4 faults
+	vm "$k" vtd gpus4 tenants
+	vm "$k" amd gpus4 tenants
+	vm "$k" vtd numa2 topology
+	vm "$k" vtd bigbar bigbar
+	vm "$k" amd bigbar bigbar
+	vm "$k" vtd gpus4 stress vm.ops=1000 vm.seed="$seed"
+done
 # The newest Debian kernel (trixie-backports, 7.x), when it could be built
 # and unpacked: the core and fault suites on both IOMMUs.
 if [ -n "$newer" ]; then

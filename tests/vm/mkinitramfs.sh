@@ -34,6 +34,10 @@ for lib in $(ldd "$top/user/p2pmap" | grep -o '/[^ ]*'); do
 done
 cp /usr/share/misc/pci.ids "$root/usr/share/misc/pci.ids"
 
+# The netlink fuzzer (tests/fuzz), linked statically.
+make -s -C "$top/tests/fuzz"
+cp "$top/tests/fuzz/p2pfuzz" "$root/bin/p2pfuzz"
+
 # copy_libs FILE...: the shared objects FILE... link, at their host paths.
 copy_libs() {
 	local lib
@@ -120,10 +124,6 @@ gcc -O2 -Wall -Werror -I"$top/user" -I"$top/include/uapi" \
 	$(pkg-config --cflags libnl-genl-3.0) -o "$root/bin/p2pbench" \
 	"$top/tests/bench/p2pbench.c" "$top/user/nl.o" "$top/user/link.o" \
 	"$top/user/info.o" $(pkg-config --libs libnl-genl-3.0)
-
-# The netlink fuzzer (tests/fuzz), linked statically.
-make -s -C "$top/tests/fuzz"
-cp "$top/tests/fuzz/p2pfuzz" "$root/bin/p2pfuzz"
 
 # kmod's modprobe/depmod (busybox's lack softdep): boot-order tests.
 mkdir -p "$root/usr/bin" "$root/usr/sbin"
