@@ -10,6 +10,12 @@
 #      with VT-d and with AMD-Vi emulation
 # Each test prints one TAP line; the last line is "N passed, N failed".
 # Logs of every VM are kept in build/logs/.
+# The netlink fuzzer (tests/fuzz, tables generated from the YNL spec) runs in
+# a VT-d guest of each kernel (tests/guest/fuzz.sh): unprivileged, as root
+# minus CAP_SYS_RAWIO and minus CAP_SYS_ADMIN (nothing may change), as root
+# (p2pmap's account must then match the IOMMU's).  It takes the stress test's
+# seed: P2PMAP_STRESS_SEED=N replays both; in a guest, p2pfuzz --seed N
+# --trace FROM-TO prints messages FROM..TO-1 and their answers in full.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 logs=$top/build/logs
@@ -96,6 +102,20 @@ vm() {
 # The stress test's seed: P2PMAP_STRESS_SEED replays a run.
 seed=${P2PMAP_STRESS_SEED:-$(date +%s)}
 echo "# stress seed $seed (P2PMAP_STRESS_SEED=$seed make check replays it)"
+# --- the netlink fuzzer ---------------------------------------------------
+make -s -C "$top/tests/fuzz" >"$logs/fuzz-build.log" 2>&1
+result $? "[fuzz] p2pfuzz builds from the YNL spec with -Wall -Wextra -Werror"
+fzhash() {
+	"$top/tests/fuzz/p2pfuzz" --dry-run --count 20000 --seed "$1" \
+		--devices 0000:00:10.0,0000:00:11.0 | sed -n 's/.* hash \([0-9a-f]*\).*/\1/p'
+}
+[ -n "$(fzhash "$seed")" ] && [ "$(fzhash "$seed")" = "$(fzhash "$seed")" ] &&
+	[ "$(fzhash "$seed")" != "$(fzhash $((seed + 1)))" ]
+result $? "[fuzz] the same seed sends the same messages, another seed others"
+for k in $kernels; do
+	vm "$k" vtd gpus4+pxb fuzz vm.seed="$seed"
+done
+# ---------------------------------------------------------------------------
 for k in $kernels; do
 	vm "$k" vtd gpus4+pxb core
 	vm "$k" vtd gpus4+pxb iova

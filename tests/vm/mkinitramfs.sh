@@ -34,6 +34,10 @@ for lib in $(ldd "$top/user/p2pmap" | grep -o '/[^ ]*'); do
 done
 cp /usr/share/misc/pci.ids "$root/usr/share/misc/pci.ids"
 
+# The netlink fuzzer (tests/fuzz), linked statically.
+make -s -C "$top/tests/fuzz"
+cp "$top/tests/fuzz/p2pfuzz" "$root/bin/p2pfuzz"
+
 # copy_libs FILE...: the shared objects FILE... link, at their host paths.
 copy_libs() {
 	local lib
