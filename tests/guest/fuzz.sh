@@ -43,8 +43,8 @@ log_clean() {
 		kernel_log_clean
 }
 
-insmod /modules/p2ptest/p2ptest.ko
-insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest	# boot order: before
+insmod /modules/p2ptest/p2ptest.ko			# the GPU driver
 p2pmap link add $A $B >/dev/null
 p2pmap link add $B $A >/dev/null
 p2pmap link add --bars 0x1 $C $A >/dev/null
