@@ -184,6 +184,25 @@ wait_until() {
 wait_for_dev() { wait_until "[ -n \"\$(hp_dev $1)\" ]" "${2:-10}"; }
 wait_for_gone() { wait_until "[ ! -e /sys/bus/pci/devices/$1 ]" "${2:-10}"; }
 
+# load_vfio [vfio_iommu_type1 PARAMS...]: VFIO for vfio-pci hand-offs: this
+# kernel's modules from /modules/vfio (in load order), or nothing to load
+# where VFIO is built in (the debug kernel), whose parameters are then set
+# through /sys/module.
+load_vfio() {
+	for m in $(cat /modules/vfio/order 2>/dev/null); do
+		case $m in
+		vfio_iommu_type1.ko) insmod /modules/vfio/$m "$@" ;;
+		*) insmod /modules/vfio/$m ;;
+		esac
+	done
+	[ -s /modules/vfio/order ] && return 0
+	for p in "$@"; do
+		f=/sys/module/vfio_iommu_type1/parameters/${p%%=*}
+		[ -w "$f" ] && echo "${p#*=}" >"$f"
+	done
+	return 0
+}
+
 # expect_warn begin|end: around a step that makes the kernel WARN on
 # purpose (a negative control).  The host's report check (tests/vm/
 # reports.sh) lets exactly the named WARN through between the markers;
