@@ -56,6 +56,8 @@ want "kmemleak object counted by the guest" "unreferenced object 0xffff888003a1b
 unreferenced object 0xffff888003a1b2c0 (size 64):"
 want "Oops" "[ 5.0] Oops: general protection fault, probably for non-canonical address" \
 	<<<"[ 5.0] Oops: general protection fault, probably for non-canonical address"
+want "sysfs duplicate name" "[ 98.757070] sysfs: cannot create duplicate filename '/kernel/p2pmap'" \
+	<<<"[ 98.757070] sysfs: cannot create duplicate filename '/kernel/p2pmap'"
 want "Kernel panic" "[ 5.0] Kernel panic - not syncing: Fatal exception" \
 	<<<"[ 5.0] Kernel panic - not syncing: Fatal exception"
 

@@ -7,7 +7,10 @@
 # from invalid context", ...), "UBSAN:", "WARNING:" (WARN_ON: "WARNING:
 # CPU:", lockdep: "WARNING: possible circular locking ...", "WARNING:
 # suspicious RCU usage", ...), "inconsistent lock state", "Oops",
-# "Kernel panic", "ODEBUG:" (debugobjects), "general protection fault", and
+# "Kernel panic", "ODEBUG:" (debugobjects), "general protection fault",
+# "cannot create duplicate filename" (sysfs/kobject name clash, with a stack
+# dump: e.g. a module whose sysfs directory of a previous load is still
+# there, which DEBUG_KOBJECT_RELEASE's delayed release exposes), and
 # kmemleak's "unreferenced object" at the start of a line (the guest's
 # kmemleak check prints the objects it does not count behind "# ").
 # "lockdep" alone is not a report: the debug kernel's boot prints "RCU
@@ -28,7 +31,7 @@ first_report() {
 		next
 	}
 	/P2PMAP-EXPECT-WARN: end/ { want = ""; next }
-	/BUG:|UBSAN:|WARNING:|inconsistent lock state|Oops|Kernel panic|ODEBUG:|general protection fault/ ||
+	/BUG:|UBSAN:|WARNING:|inconsistent lock state|Oops|Kernel panic|ODEBUG:|general protection fault|cannot create duplicate filename/ ||
 	/^(\[ *[0-9.]+\] )?(kmemleak: )?unreferenced object/ {
 		if (want != "" && $0 ~ /WARNING: CPU: / &&
 		    index($0, " " want "+0x")) {
