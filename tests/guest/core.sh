@@ -150,10 +150,10 @@ check "no kernel WARNING or BUG in the log" kernel_log_clean
 # --- 7b. negative control: the pressure test does catch a missing guard.
 # D's domain is used: A's IOVA caches still hold the IOVAs of the run above.
 # VT-d's page table code WARNs at each collision ("DMA PTE for vPFN ...
-# already set", then WARN_ON in __domain_mapping): that WARN is expected
-# here, and only here (expect_warn).
+# already set", then a WARN_ON): that WARN is expected here, and only here
+# (expect_warn; tests/vm/reports.sh).
 if [ -n "$E" ] && [ -e /modules/p2pmap-debug/p2pmap.ko ]; then
-	expect_warn begin __domain_mapping
+	expect_warn begin vtd-pte-already-set
 	insmod /modules/p2pmap-debug/p2pmap.ko drivers=p2ptest debug_skip_iova_guard=1
 	p2pmap link add $D $E >/dev/null
 	res=$(p2pt pressure $D $E 260)

@@ -204,7 +204,7 @@ load_vfio() {
 	return 0
 }
 
-# expect_warn begin|end: around a step that makes the kernel WARN on
+# expect_warn begin WHAT | end: around a step that makes the kernel WARN on
 # purpose (a negative control).  The host's report check (tests/vm/
 # reports.sh) lets exactly the named WARN through between the markers;
 # every other report there still fails the VM.
