@@ -3,7 +3,9 @@
 # if any is missing.  Kernels: Debian's 6.1 (bookworm) and 6.12
 # (bookworm-security), with their headers; QEMU; busybox for the guests;
 # libnl/libpci for the CLI; sparse and the 6.12 source (for checkpatch.pl
-# and YNL); python3-yaml/-jsonschema for YNL and the spec checks; dkms
+# and YNL, and the debug kernel tests/vm/debug-kernel.sh builds, which
+# needs nothing beyond build-essential, bc, flex, bison, libelf-dev and
+# xz-utils: no BTF, no module signing); python3-yaml/-jsonschema for YNL and the spec checks; dkms
 # (make install, and the module the VMs load); debootstrap for the trixie
 # chroot with 7.x headers (tests/newer-kernel.sh).
 set -euo pipefail

@@ -9,15 +9,16 @@ KVER=$(cat /etc/kver)
 CTL=/sys/kernel/debug/p2ptest/ctl
 TRACE=/sys/kernel/tracing
 
+# T_PREFIX (set by batch.sh: the suite's name) starts every description.
 ok() {
 	T_N=$((T_N + 1))
-	echo "ok $T_N - $*"
+	echo "ok $T_N - ${T_PREFIX:+$T_PREFIX: }$*"
 }
 
 not_ok() {
 	T_N=$((T_N + 1))
 	T_FAIL=$((T_FAIL + 1))
-	echo "not ok $T_N - $*"
+	echo "not ok $T_N - ${T_PREFIX:+$T_PREFIX: }$*"
 }
 
 # check DESC CMD...: pass when CMD succeeds.
@@ -197,3 +198,112 @@ wait_until() {
 
 wait_for_dev() { wait_until "[ -n \"\$(hp_dev $1)\" ]" "${2:-10}"; }
 wait_for_gone() { wait_until "[ ! -e /sys/bus/pci/devices/$1 ]" "${2:-10}"; }
+
+# load_vfio [vfio_iommu_type1 PARAMS...]: VFIO for vfio-pci hand-offs: this
+# kernel's modules from /modules/vfio (in load order), or nothing to load
+# where VFIO is built in (the debug kernel), whose parameters are then set
+# through /sys/module.
+load_vfio() {
+	for m in $(cat /modules/vfio/order 2>/dev/null); do
+		case $m in
+		vfio_iommu_type1.ko) insmod /modules/vfio/$m "$@" ;;
+		*) insmod /modules/vfio/$m ;;
+		esac
+	done
+	[ -s /modules/vfio/order ] && return 0
+	for p in "$@"; do
+		f=/sys/module/vfio_iommu_type1/parameters/${p%%=*}
+		[ -w "$f" ] && echo "${p#*=}" >"$f"
+	done
+	return 0
+}
+
+# expect_warn begin WHAT | end: around a step that makes the kernel WARN on
+# purpose (a negative control).  The host's report check (tests/vm/
+# reports.sh) lets exactly the named WARN through between the markers;
+# every other report there still fails the VM.
+expect_warn() {
+	echo "P2PMAP-EXPECT-WARN: $1${2:+ $2}"
+}
+
+# --- kmemleak (debug kernels: CONFIG_DEBUG_KMEMLEAK)
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# kmemleak_clear: forget the objects allocated so far (boot-time noise).
+kmemleak_clear() {
+	[ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
+}
+
+# kmemleak_check NAME RANGES: scan (twice: an object is reported after it
+# was seen unreferenced in two scans), then split the report: objects whose
+# backtrace names module NAME, or holds an address in one of the ranges
+# "LO HI" (16 hex digits) listed in file RANGES (the module's text while it was
+# loaded: after rmmod its addresses no longer resolve), are printed as the
+# kernel wrote them; the others only as "# kmemleak other:" lines.  Fails
+# when an object of NAME was found.
+kmemleak_check() {
+	[ -w $KMEMLEAK ] || return 0
+	echo scan >$KMEMLEAK
+	sleep 1
+	echo scan >$KMEMLEAK
+	cat $KMEMLEAK >/tmp/kmemleak.txt
+	# Addresses are compared as 16-digit hex strings (awk numbers are
+	# doubles, too coarse for 64-bit addresses).
+	awk -v name="$1" -v rfile="${2:-/dev/null}" '
+	BEGIN {
+		n = 0
+		while ((getline l < rfile) > 0) {
+			split(l, f, " "); lo[n] = "x" f[1]; hi[n] = "x" f[2]; n++
+		}
+	}
+	function flush() {
+		if (obj == "") return
+		if (mine) { printf "%s", obj; found++ }
+		else {
+			other++
+			if (other <= 3) { sub(/\n$/, "", obj)
+				gsub(/\n/, "\n# kmemleak other: ", obj)
+				printf "# kmemleak other: %s\n", obj }
+		}
+		obj = ""; mine = 0
+	}
+	/^unreferenced object/ { flush() }
+	{
+		obj = obj $0 "\n"
+		if (index($0, "[" name "]")) mine = 1
+		# An unresolvable frame: "    0xffffffffc0a01234"
+		if (match($0, /^ +0x[0-9a-f]+$/)) {
+			a = "x" substr($0, RSTART + RLENGTH - 16)
+			for (i = 0; i < n; i++) if (a >= lo[i] && a < hi[i]) mine = 1
+		}
+	}
+	END {
+		flush()
+		printf "# kmemleak: %d unreferenced object(s) from %s, %d other(s)\n",
+			found, name, other
+		exit found > 0
+	}' /tmp/kmemleak.txt
+}
+
+# module_text_range NAME: "LO HI" around the text symbols of loaded module
+# NAME (from /proc/kallsyms), for kmemleak_check.
+module_text_range() {
+	awk -v m="[$1]" '$4 == m && ($2 == "t" || $2 == "T") { print $1 }' \
+		/proc/kallsyms | sort >/tmp/mtr.$$
+	[ -s /tmp/mtr.$$ ] &&
+		printf '%s %016x\n' "$(head -1 /tmp/mtr.$$)" \
+			$((0x$(tail -1 /tmp/mtr.$$) + 4096))
+	rm -f /tmp/mtr.$$
+}
+
+# rmmod: the applet, but with P2PMAP_TEXT_LOG set (batch.sh) an unload of
+# p2pmap first appends its text range there (kmemleak_check).  A function,
+# not a wrapper in PATH: busybox sh runs its applets without a PATH lookup.
+rmmod() {
+	case " $* " in
+	*" p2pmap "*|*" p2pmap.ko "*)
+		[ -n "${P2PMAP_TEXT_LOG:-}" ] &&
+			module_text_range p2pmap >>"$P2PMAP_TEXT_LOG" ;;
+	esac
+	command rmmod "$@"
+}

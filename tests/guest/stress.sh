@@ -18,7 +18,7 @@ SEED=${SEED:-1}
 SEED0=$SEED
 echo "# stress: seed $SEED, $OPS operations (replay with vm.seed=$SEED)"
 
-for m in $(cat /modules/vfio/order); do insmod /modules/vfio/$m; done
+load_vfio
 insmod /modules/p2ptest/p2ptest.ko
 insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
 

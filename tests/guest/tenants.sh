@@ -70,12 +70,7 @@ check "check passes on the auto mesh" p2pmap check
 # --- VFIO hand-off, with the group really claimed
 # The test machine has no interrupt remapping: VFIO must be told to accept
 # that, as it would be on such a host.
-for m in $(cat /modules/vfio/order); do
-	case $m in
-	vfio_iommu_type1.ko) insmod /modules/vfio/$m allow_unsafe_interrupts=1 ;;
-	*) insmod /modules/vfio/$m ;;
-	esac
-done
+load_vfio allow_unsafe_interrupts=1
 drv_unbind $C
 echo vfio-pci >/sys/bus/pci/devices/$C/driver_override
 echo $C >/sys/bus/pci/drivers/vfio-pci/bind

@@ -1,15 +1,20 @@
 #!/bin/bash
-# build.sh KVER: build everything a test VM for KVER needs, in build/KVER/:
-# p2pmap.ko as DKMS builds it (kmod/, from the DKMS tree dkms/), its debug
-# variant (kmod-debug/), the p2ptest driver (p2ptest/) and the initramfs
-# (initrd.cpio); and src/, the copy tests/static-checks.sh builds.
+# build.sh KVER [KDIR OUT]: build everything a test VM for KVER needs, in
+# build/KVER/: p2pmap.ko as DKMS builds it (kmod/, from the DKMS tree
+# dkms/), its debug variant (kmod-debug/), the p2ptest driver (p2ptest/) and
+# the initramfs (initrd.cpio); and src/, the copy tests/static-checks.sh
+# builds.
+# With KDIR (a built kernel tree that is not installed, e.g. the debug
+# kernel of tests/vm/debug-kernel.sh) everything is built against KDIR into
+# OUT, and kmod/ is a plain kbuild W=1 build (DKMS builds only for
+# installed kernels).
 # Out-of-tree builds write into their source folder, so each is built in a
 # copy.
 set -euo pipefail
 kver=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=$top/build/$kver
-kdir=/lib/modules/$kver/build
+out=${3:-$top/build/$kver}
+kdir=${2:-/lib/modules/$kver/build}
 
 # copy_tree DEST SRC...: a fresh copy of SRC... in DEST.
 copy_tree() {
@@ -26,6 +31,10 @@ kbuild() {
 	ls "$1"/*.ko >/dev/null
 }
 
+# The tree tests/static-checks.sh builds (W=1, sparse).
+copy_tree "$out/src" "$top/kmod" "$top/include" "$top/VERSION"
+
+# dkms_module: p2pmap.ko as DKMS builds it, into $out/kmod.
 # The p2pmap.ko the VMs load is the one DKMS builds from what "make install"
 # would install (make dkms-src).  The DKMS tree is private to this kernel's
 # build folder, never the system's /var/lib/dkms or /usr/src, and is made
@@ -33,6 +42,7 @@ kbuild() {
 # no stale build.  sign_file points nowhere, so dkms neither signs the
 # module nor creates its MOK key in /var/lib/dkms (unsigned modules load in
 # the test kernels).
+dkms_module() {
 version=$(cat "$top/VERSION")
 dk=$out/dkms
 rm -rf "$dk"
@@ -58,9 +68,16 @@ elif [ -e "$ko.gz" ]; then gzip -dc "$ko.gz" >"$out/kmod/p2pmap.ko"
 else echo "build.sh: DKMS left no $ko*" >&2; exit 1
 fi
 echo "build.sh: DKMS built p2pmap $version for $kver: $(ls "$ko"*)"
+}
 
-# The tree tests/static-checks.sh builds (W=1, sparse).
-copy_tree "$out/src" "$top/kmod" "$top/include" "$top/VERSION"
+if [ -n "${2:-}" ]; then
+	# A kernel tree, not an installed kernel: kbuild W=1, as DKMS would.
+	copy_tree "$out/src-plain" "$top/kmod" "$top/include" "$top/VERSION"
+	kbuild "$out/src-plain/kmod"
+	copy_tree "$out/kmod" "$out/src-plain/kmod/p2pmap.ko"
+else
+	dkms_module
+fi
 
 copy_tree "$out/src-debug" "$top/kmod" "$top/include" "$top/VERSION"
 kbuild "$out/src-debug/kmod" P2PMAP_DEBUG=y

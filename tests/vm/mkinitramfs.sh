@@ -132,8 +132,10 @@ copy_libs /usr/bin/kmod
 for t in modprobe depmod; do ln -sf ../bin/kmod "$root/usr/sbin/$t"; done
 
 # VFIO for the tenant tests: this kernel's own modules (decompressed, in
-# load order) and a static program that claims a group as QEMU would.
+# load order; none, and an empty order file, where VFIO is built in) and a
+# static program that claims a group as QEMU would.
 mkdir -p "$root/modules/vfio"
+: >"$root/modules/vfio/order"
 for m in virt/lib/irqbypass drivers/vfio/vfio drivers/vfio/vfio_virqfd \
 	 drivers/vfio/vfio_iommu_type1 drivers/vfio/pci/vfio-pci-core \
 	 drivers/vfio/pci/vfio-pci; do

@@ -18,7 +18,14 @@
 #              $P2PMAP_BIGBARS of them (default 1).
 # The guest runs tests/guest/SUITE.sh; the serial console goes to LOG.
 # P2PMAP_VM_KERNEL=IMAGE boots IMAGE instead (a kernel not installed in
-# /boot, e.g. the 7.x one tests/newer-kernel.sh unpacks).
+# /boot, e.g. the 7.x one tests/newer-kernel.sh unpacks, or the debug
+# kernel of tests/vm/debug-kernel.sh).
+# P2PMAP_VM_BATCH=1: SUITE is a comma-separated list of suites, run one
+# after the other in this one boot by tests/guest/batch.sh (which also runs
+# the kmemleak check of debug kernels).
+# The console shows kernel messages up to KERN_WARNING (quiet, then
+# loglevel=5): WARN_ON and lockdep reports are printed at that level, and
+# tests/run.sh fails a VM whose console shows a kernel report.
 set -euo pipefail
 kver=$1 iommu=$2 topo=$3 suite=$4 initrd=$5 log=$6
 shift 6
@@ -30,7 +37,12 @@ smp=2 cpu=qemu64
 args=(-accel tcg -machine q35 -cpu "$cpu" -smp "$smp" -m 1024
       -nographic -nodefaults -serial stdio -no-reboot
       -kernel "${P2PMAP_VM_KERNEL:-/boot/vmlinuz-$kver}" -initrd "$initrd")
-append="console=ttyS0 panic=-1 quiet vm.suite=$suite vm.iommu=$iommu"
+append="console=ttyS0 panic=-1 quiet loglevel=5 vm.iommu=$iommu"
+if [ "${P2PMAP_VM_BATCH:-0}" = 1 ]; then
+	append+=" vm.suite=batch vm.suites=$suite"
+else
+	append+=" vm.suite=$suite"
+fi
 
 case $iommu in
 vtd)	args+=(-device intel-iommu,intremap=off,aw-bits=48)

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Several suites in one boot: vm.suites=core,faults,... on the kernel
+# command line (tests/vm/run-vm.sh with P2PMAP_VM_BATCH=1).  The debug
+# kernel boots slowly under TCG (20 s to 80 s), so its VMs run their suites
+# this way.  Each suite's TAP descriptions start with the suite's name
+# (T_PREFIX, lib.sh).
+# Between suites the machine is put back as a boot leaves it: p2pmap and
+# p2ptest unloaded, the edus on no driver and without driver_override,
+# removed devices rescanned, the tenants suite's modprobe files gone,
+# tracing off, the kernel log emptied (suites count lines in dmesg).
+# kmemleak (debug kernel): cleared before the first suite, so that boot
+# noise does not count; checked after the last one, once every p2pmap has
+# been unloaded: an unreferenced object with p2pmap in its backtrace fails.
+. ./lib.sh
+
+suites=$(sed -n 's/.*vm\.suites=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')
+
+# lib.sh's rmmod records p2pmap's text addresses in $P2PMAP_TEXT_LOG before
+# each unload: the backtraces of objects it leaked name its functions by
+# address only once it is gone.
+export P2PMAP_TEXT_LOG=/tmp/p2pmap-text
+: >$P2PMAP_TEXT_LOG
+
+is_loaded() { grep -q "^$1 " /proc/modules; }
+
+reset_machine() {
+	is_loaded p2pmap && rmmod p2pmap
+	is_loaded p2ptest && rmmod p2ptest
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor")" = 0x1234 ] || continue
+		[ -e "$d/driver" ] && echo "${d##*/}" >"$d/driver/unbind"
+		[ -e "$d/driver_override" ] && echo >"$d/driver_override"
+	done
+	echo 1 >/sys/bus/pci/rescan
+	rm -rf /etc/modprobe.d/p2pmap.conf "/lib/modules/$(uname -r)/extra"
+	echo 0 >"$TRACE/tracing_on" 2>/dev/null
+	echo 0 >"$TRACE/events/enable" 2>/dev/null
+	echo >"$TRACE/trace" 2>/dev/null
+	dmesg -c >/dev/null
+}
+
+kmemleak_clear
+for s in $suites; do
+	echo "P2PMAP-SUITE: begin $s"
+	# No pipe: the suite's lines must reach the console when written,
+	# in order with the kernel's (expect_warn markers, P2PMAP-HOST).
+	T_PREFIX=$s sh "/tests/$s.sh" 2>&1
+	reset_machine
+	echo "P2PMAP-SUITE: end $s"
+done
+
+if [ -e "$KMEMLEAK" ]; then
+	echo "# kmemleak: $(wc -l <$P2PMAP_TEXT_LOG) p2pmap unload(s) recorded"
+	check "kmemleak: no unreferenced object from p2pmap after its unloads" \
+		kmemleak_check p2pmap $P2PMAP_TEXT_LOG
+else
+	ok "kmemleak: no unreferenced object from p2pmap # SKIP no kmemleak in this kernel"
+fi
+finish
