@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * failnth: make the N-th fault-injection point that ONE operation hits fail,
+ * and say whether it was hit (tests/guest/faultinject.sh).
+ *
+ *   failnth N link-add INITIATOR TARGET
+ *   failnth N link-del INITIATOR TARGET
+ *	The request goes out through the CLI's own netlink code (user/nl.c);
+ *	the family is resolved first, so only the LINK_ADD/DEL request (and
+ *	the kernel handler it runs, which genetlink runs in the sending task)
+ *	sees the armed count.
+ *   failnth N write FILE STRING
+ *	open(FILE), then arm, then one write(2) of STRING: a sysfs bind,
+ *	unbind, remove or rescan, whose bus notifier callbacks run in this
+ *	task.
+ *   failnth N insmod MODULE [PARAMS]
+ *	open(MODULE), then arm, then finit_module(2): the module's init runs
+ *	in this task.
+ *
+ * /proc/thread-self/fail-nth is per task and is not inherited (see the
+ * kernel's Documentation/fault-injection/fault-injection.rst): writing N
+ * makes the N-th injection point this task reaches fail (failslab,
+ * fail_page_alloc, ... whichever are armed, within their filters: with the
+ * stack-trace filter only points with the required text on the stack
+ * count); reading it back gives 0 once that happened, else what was left.
+ * The arming is the last thing before the syscall, the read the first
+ * thing after it (for the netlink request: after its reply, which the
+ * kernel queued during sendmsg; recvmsg allocates nothing).
+ *
+ * Prints one line: "failnth: n=N consumed=0|1 ret=ERRNO-or-0 msg=TEXT"
+ * (msg: the kernel's extended-ack message, or strerror).  Exit status 0 if
+ * the operation succeeded, 1 if it failed, 2 on a usage or set-up error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "link.h"
+#include "nl.h"
+
+static int nth_fd = -1;
+
+static int arm(unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	if (n == 0)
+		return 0;	/* a dry run: nothing injected */
+	if (pwrite(nth_fd, buf, len, 0) != len) {
+		perror("failnth: write /proc/thread-self/fail-nth");
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 if the armed point was reached (or nothing was armed: 0). */
+static int consumed(unsigned int n)
+{
+	char buf[16] = "";
+	ssize_t len;
+
+	len = pread(nth_fd, buf, sizeof(buf) - 1, 0);
+	if (n == 0)
+		return 0;
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	if (atoi(buf) != 0) {
+		/* Not reached: disarm, so nothing later in this task fails. */
+		if (pwrite(nth_fd, "0", 1, 0) != 1)
+			return -1;
+		return 0;
+	}
+	return 1;
+}
+
+static int report(unsigned int n, int c, int err, const char *msg)
+{
+	printf("failnth: n=%u consumed=%d ret=%d msg=%s\n", n, c, err,
+	       msg && *msg ? msg : (err ? strerror(-err) : "ok"));
+	return err ? 1 : 0;
+}
+
+static int do_link(unsigned int n, bool add, const char *a, const char *b)
+{
+	struct p2pmap_nl nl;
+	int err, c;
+
+	if (pnl_open_required(&nl))
+		return 2;
+	if (arm(n))
+		return 2;
+	err = add ? link_add(&nl, a, b, false, 0) : link_del(&nl, a, b);
+	c = consumed(n);
+	report(n, c, err, nl.error.msg);
+	pnl_close(&nl);
+	return err ? 1 : 0;
+}
+
+static int do_write(unsigned int n, const char *file, const char *s)
+{
+	int fd = open(file, O_WRONLY), err = 0, c;
+	ssize_t len = strlen(s);
+
+	if (fd < 0) {
+		perror(file);
+		return 2;
+	}
+	if (arm(n))
+		return 2;
+	if (write(fd, s, len) != len)
+		err = -errno;
+	c = consumed(n);
+	close(fd);
+	return report(n, c, err, NULL);
+}
+
+static int do_insmod(unsigned int n, const char *ko, const char *params)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC), err = 0, c;
+
+	if (fd < 0) {
+		perror(ko);
+		return 2;
+	}
+	if (arm(n))
+		return 2;
+	if (syscall(SYS_finit_module, fd, params, 0))
+		err = -errno;
+	c = consumed(n);
+	close(fd);
+	return report(n, c, err, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int n;
+	char *end;
+
+	if (argc < 3)
+		goto usage;
+	n = strtoul(argv[1], &end, 10);
+	if (*end)
+		goto usage;
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (nth_fd < 0) {
+		perror("failnth: /proc/thread-self/fail-nth");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[2], "link-add") && argc == 5)
+		return do_link(n, true, argv[3], argv[4]);
+	if (!strcmp(argv[2], "link-del") && argc == 5)
+		return do_link(n, false, argv[3], argv[4]);
+	if (!strcmp(argv[2], "write") && argc == 5)
+		return do_write(n, argv[3], argv[4]);
+	if (!strcmp(argv[2], "insmod") && (argc == 4 || argc == 5))
+		return do_insmod(n, argv[3], argc == 5 ? argv[4] : "");
+usage:
+	fprintf(stderr, "usage: failnth N link-add|link-del INITIATOR TARGET\n"
+		"       failnth N write FILE STRING\n"
+		"       failnth N insmod MODULE [PARAMS]\n");
+	return 2;
+}
