@@ -16,6 +16,12 @@
  *   failnth N insmod MODULE [PARAMS]
  *	open(MODULE), then arm, then finit_module(2): the module's init runs
  *	in this task.
+ *   failnth range MODULE KO
+ *	Prints "START END" (hex): the span of the loaded MODULE's code, from
+ *	the executable sections of its file KO (sizes; .init.* left out: gone
+ *	after the load) at the addresses /sys/module/MODULE/sections gives:
+ *	what the stack-trace filter's require-start/require-end want.  (The
+ *	shell cannot do 64-bit unsigned arithmetic.)
  *
  * /proc/thread-self/fail-nth is per task and is not inherited (see the
  * kernel's Documentation/fault-injection/fault-injection.rst): writing N
@@ -32,11 +38,14 @@
  * the operation succeeded, 1 if it failed, 2 on a usage or set-up error.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -138,11 +147,67 @@ static int do_insmod(unsigned int n, const char *ko, const char *params)
 	return report(n, c, err, NULL);
 }
 
+static int do_range(const char *mod, const char *ko)
+{
+	unsigned long lo = ~0UL, hi = 0, addr;
+	const Elf64_Shdr *sh;
+	const Elf64_Ehdr *eh;
+	const char *names;
+	struct stat st;
+	char path[512];
+	FILE *f;
+	int fd, i, ok;
+
+	fd = open(ko, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st)) {
+		perror(ko);
+		return 2;
+	}
+	eh = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (eh == MAP_FAILED || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64) {
+		fprintf(stderr, "failnth: %s: not a 64-bit ELF file\n", ko);
+		return 2;
+	}
+	sh = (const void *)((const char *)eh + eh->e_shoff);
+	names = (const char *)eh + sh[eh->e_shstrndx].sh_offset;
+	for (i = 0; i < eh->e_shnum; i++) {
+		const char *name = names + sh[i].sh_name;
+
+		if ((sh[i].sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+		    (SHF_ALLOC | SHF_EXECINSTR) || !sh[i].sh_size ||
+		    !strncmp(name, ".init", 5))
+			continue;
+		snprintf(path, sizeof(path), "/sys/module/%s/sections/%s", mod,
+			 name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		ok = fscanf(f, "%lx", &addr) == 1;
+		fclose(f);
+		if (!ok || !addr)
+			continue;
+		if (addr < lo)
+			lo = addr;
+		if (addr + sh[i].sh_size > hi)
+			hi = addr + sh[i].sh_size;
+	}
+	if (!hi) {
+		fprintf(stderr, "failnth: no code section of %s found (is it loaded?)\n",
+			mod);
+		return 2;
+	}
+	printf("0x%lx 0x%lx\n", lo, hi);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int n;
 	char *end;
 
+	if (argc == 4 && !strcmp(argv[1], "range"))
+		return do_range(argv[2], argv[3]);
 	if (argc < 3)
 		goto usage;
 	n = strtoul(argv[1], &end, 10);
@@ -165,6 +230,7 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: failnth N link-add|link-del INITIATOR TARGET\n"
 		"       failnth N write FILE STRING\n"
-		"       failnth N insmod MODULE [PARAMS]\n");
+		"       failnth N insmod MODULE [PARAMS]\n"
+		"       failnth range MODULE KO\n");
 	return 2;
 }

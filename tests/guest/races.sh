@@ -278,9 +278,9 @@ total=$(awk -F= '{ s += $2 } END { print s }' $W/counts)
 check "races: more than 150 operations done ($total)" [ "$total" -gt 150 ]
 check "races: every kind of operation ran" sh -c \
 	"[ $(cnt link_add) -gt 0 ] && [ $(cnt anchor_rotate) -gt 0 ] && [ $(cnt policy_set) -gt 0 ] && [ $(cnt status) -gt 0 ] && [ $(cnt list) -gt 0 ] && [ $(cnt unbind) -gt 0 ] && [ $(cnt remove) -gt 0 ] && [ $(cnt fault_burst) -gt 0 ] && [ $(cnt hotplug_add) -gt 0 ]"
-expect "races: no status output was half a dump ($(cnt status) whole, $(cnt dump_gave_up) gave up with a clear error)" \
+expect "races: no status output was half a dump ($(cnt status) printed, $(cnt dump_gave_up) gave up with a clear error)" \
 	"$(cnt half_status)" 0
-expect "races: no list output was half a dump ($(cnt list) whole)" \
+expect "races: no list output was half a dump ($(cnt list) printed)" \
 	"$(cnt half_list)" 0
 expect "races: no dump failed other than by giving up cleanly" "$(cnt dump_error)" 0
 check "races: the rotated anchors were always added back" \
