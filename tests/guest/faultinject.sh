@@ -65,7 +65,7 @@ filter() {
 MODAREA="0xffffffffa0000000 0xffffffffff000000"
 
 echo clear >$DBG/kmemleak 2>/dev/null
-for m in $(cat /modules/vfio/order); do insmod /modules/vfio/$m; done
+for m in $(cat /modules/vfio/order 2>/dev/null); do insmod /modules/vfio/$m; done
 insmod /modules/p2ptest/p2ptest.ko
 dmesg -c >>$KLOG
 
