@@ -139,6 +139,7 @@ point() {
 	awk '
 	/FAULT_INJECTION: forcing a failure/ { on = 1; next }
 	on && /^.*name (fail[a-z_]*)/ { for (i = 1; i <= NF; i++) if ($i == "name") { t = $(i + 1); sub(",", "", t) } next }
+	on && /\] +\? / { next }	# an unreliable frame
 	on && /\+0x[0-9a-f]*\/0x/ {
 		for (i = 1; i <= NF; i++) if ($i ~ /\+0x/) { f = $i; sub(/\+.*/, "", f) }
 		if (f ~ /^(dump_stack|should_fail|__should_fail|fail_dump|should_failslab|slab_pre_alloc|kmem_cache_alloc|__kmem_cache_alloc|__kmalloc|kmalloc|kmemdup|kstrdup|kvasprintf|kvmalloc|__kvmalloc|kasan|__alloc_pages|alloc_pages|__folio_alloc|folio_alloc|alloc_frozen|__alloc_frozen|get_free_pages|__get_free_pages|get_zeroed_page|prepare_alloc_pages|__alloc_skb|alloc_skb|kmalloc_reserve|iommu_alloc_page|__iommu_alloc_pages|alloc_iova_mem|kmem_cache_zalloc|kzalloc|krealloc|__do_krealloc|___slab_alloc|__slab_alloc|new_slab|allocate_slab|alloc_slab_page|stack_depot|__stack_depot|idr_|radix_tree_node_alloc|xas_alloc|xas_create|xas_store|xa_)/) next
