@@ -22,6 +22,9 @@
  *	after the load) at the addresses /sys/module/MODULE/sections gives:
  *	what the stack-trace filter's require-start/require-end want.  (The
  *	shell cannot do 64-bit unsigned arithmetic.)
+ *   failnth sym SYMBOL
+ *	Prints "START END" (hex): SYMBOL's address in /proc/kallsyms and the
+ *	next higher one (its extent), for a reject range.
  *
  * /proc/thread-self/fail-nth is per task and is not inherited (see the
  * kernel's Documentation/fault-injection/fault-injection.rst): writing N
@@ -201,6 +204,35 @@ static int do_range(const char *mod, const char *ko)
 	return 0;
 }
 
+static int do_sym(const char *sym)
+{
+	unsigned long start = 0, end = ~0UL, a;
+	char line[512], name[256], type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f) {
+		perror("/proc/kallsyms");
+		return 2;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s", &a, &type, name) == 3 &&
+		    !strcmp(name, sym))
+			start = a;
+	if (!start) {
+		fprintf(stderr, "failnth: %s not in /proc/kallsyms (or addresses hidden)\n",
+			sym);
+		fclose(f);
+		return 2;
+	}
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx", &a) == 1 && a > start && a < end)
+			end = a;
+	fclose(f);
+	printf("0x%lx 0x%lx\n", start, end);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int n;
@@ -208,6 +240,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "range"))
 		return do_range(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "sym"))
+		return do_sym(argv[2]);
 	if (argc < 3)
 		goto usage;
 	n = strtoul(argv[1], &end, 10);
@@ -231,6 +265,7 @@ usage:
 	fprintf(stderr, "usage: failnth N link-add|link-del INITIATOR TARGET\n"
 		"       failnth N write FILE STRING\n"
 		"       failnth N insmod MODULE [PARAMS]\n"
-		"       failnth range MODULE KO\n");
+		"       failnth range MODULE KO\n"
+		"       failnth sym SYMBOL\n");
 	return 2;
 }

@@ -123,10 +123,11 @@ gcc -O2 -Wall -Werror -I"$top/user" -I"$top/include/uapi" \
 
 # The fault-injection helper (tests/failnth): arms /proc/thread-self/fail-nth
 # in the task that makes the syscall, built from the CLI's netlink code.
-gcc -O2 -Wall -Werror -I"$top/user" -I"$top/include/uapi" \
+# Static: under KASAN and TCG the dynamic loader costs a second per run.
+gcc -O2 -Wall -Werror -static -I"$top/user" -I"$top/include/uapi" \
 	$(pkg-config --cflags libnl-genl-3.0) -o "$root/bin/failnth" \
 	"$top/tests/failnth/failnth.c" "$top/user/nl.o" "$top/user/link.o" \
-	$(pkg-config --libs libnl-genl-3.0)
+	$(pkg-config --static --libs libnl-genl-3.0)
 
 # The link rotator of the race suite (tests/race), from the same code.
 gcc -O2 -Wall -Werror -I"$top/user" -I"$top/include/uapi" \
