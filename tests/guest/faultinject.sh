@@ -173,10 +173,11 @@ point() {
 	END { if (!inner) print "?"; else printf "%s:%s<-%s\n", t, inner, p ? p : "?" }' "$1"
 }
 
-# reported FILE: the kernel log of the step says what failed.
+# reported FILE: the kernel log of the step says what failed (p2pmap, or the
+# kobject core about p2pmap's sysfs entries; not, say, ACPI).
 reported() {
 	grep -v 'FAULT_INJECTION\|^.*name fail\|CPU:\|Hardware name\|Call Trace\|<TASK>\|</TASK>\|+0x\|^ *\[ *[0-9.]*\] *$' "$1" |
-		grep -qiE 'out of memory|failed|error|cannot|-12|nomem|enomem'
+		grep -iE 'p2pmap|kobject|kernfs' | grep -qiE 'out of memory|failed|error|cannot|-12|nomem'
 }
 
 # walk NAME SETUP OP VERIFY UNDO RANGE: for N = 1.. until not consumed.
