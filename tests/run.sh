@@ -144,6 +144,21 @@ for k in $kernels; do
 	vm "$k" amd bigbar bigbar
 	vm "$k" vtd gpus4 stress vm.ops=1000 vm.seed="$seed"
 done
+# ---- races (tests/guest/races.sh) ---------------------------------------
+# Netlink clients, sysfs unbind/bind, remove/rescan, hot-plug through the
+# QEMU monitor and fault bursts at once, then the invariants.  On numa2
+# under VT-d: the only topology with a hot-plug port, with links across
+# three host bridges (where the IOVA guard reserves and gives back ranges);
+# AMD-Vi cannot run it (QEMU 7.2 does not translate boot-time devices
+# behind root ports).  Debian 6.12 only (about 90 s); the debug kernel runs
+# it too, with fault injection (tests/guest/faultinject.sh).
+for k in $kernels; do
+	case $k in
+	6.12.*) vm "$k" vtd numa2 races vm.seed="$seed" ;;
+	esac
+done
+# ---- end of races ---------------------------------------------------------
+
 # The newest Debian kernel (trixie-backports, 7.x), when it could be built
 # and unpacked: the core and fault suites on both IOMMUs.
 if [ -n "$newer" ]; then

@@ -9,6 +9,7 @@
 #include "dev.h"
 #include "link.h"
 #include "report.h"
+#include "snapshot.h"
 
 int cmd_check(int argc, char **argv)
 {
@@ -16,6 +17,7 @@ int cmd_check(int argc, char **argv)
 	struct p2pmap_dev_list devs = { 0 };
 	struct p2pmap_nl nl;
 	int ret = EXIT_RUNTIME;
+	const char *op;
 
 	(void)argv;
 	if (argc > 1) {
@@ -25,10 +27,8 @@ int cmd_check(int argc, char **argv)
 	if (pnl_open_required(&nl))
 		return EXIT_RUNTIME;
 
-	if (link_dump(&nl, &links))
-		pnl_perror(&nl.error, "link dump");
-	else if (dev_dump(&nl, &devs))
-		pnl_perror(&nl.error, "dev dump");
+	if (snapshot_read(&nl, &links, &devs, &op))
+		pnl_perror(&nl.error, op);
 	else if (check_run(stdout, devs.devs, devs.n, links.links,
 			   links.n) == 0)
 		ret = EXIT_OK;

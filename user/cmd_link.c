@@ -15,6 +15,7 @@
 #include "format.h"
 #include "link.h"
 #include "pciaddr.h"
+#include "snapshot.h"
 
 #define LINK_USAGE "usage: p2pmap link {add|del} A B [--both] [--bars MASK]"
 #define AUTO_USAGE "usage: p2pmap link auto [--numa N] [--driver D] [--dry-run]"
@@ -263,13 +264,10 @@ static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
 	struct autolink_plan plan = { 0 };
 	size_t i, added = 0, there = 0;
 	int ret = EXIT_RUNTIME;
+	const char *op;
 
-	if (dev_dump(nl, &devs)) {
-		pnl_perror(&nl->error, "dev dump");
-		goto out;
-	}
-	if (link_dump(nl, &links)) {
-		pnl_perror(&nl->error, "link dump");
+	if (snapshot_read(nl, &links, &devs, &op)) {
+		pnl_perror(&nl->error, op);
 		goto out;
 	}
 	if (autolink_plan(devs.devs, devs.n, links.links, links.n,

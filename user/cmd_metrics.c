@@ -17,6 +17,7 @@
 #include "info.h"
 #include "link.h"
 #include "metrics.h"
+#include "snapshot.h"
 
 #define METRICS_USAGE "usage: p2pmap metrics [--output FILE]"
 
@@ -62,6 +63,7 @@ int cmd_metrics(int argc, char **argv)
 	const char *output = NULL;
 	struct p2pmap_nl nl;
 	int ret = EXIT_OK, i, err;
+	const char *op;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--output") && i + 1 < argc) {
@@ -82,11 +84,8 @@ int cmd_metrics(int argc, char **argv)
 	if (info_get(&nl, &info)) {
 		pnl_perror(&nl.error, "info");
 		ret = EXIT_RUNTIME;
-	} else if (dev_dump(&nl, &devs)) {
-		pnl_perror(&nl.error, "dev dump");
-		ret = EXIT_RUNTIME;
-	} else if (link_dump(&nl, &links)) {
-		pnl_perror(&nl.error, "link dump");
+	} else if (snapshot_read(&nl, &links, &devs, &op)) {
+		pnl_perror(&nl.error, op);
 		ret = EXIT_RUNTIME;
 	} else {
 		in.loaded = true;

@@ -11,6 +11,7 @@
 #include "format.h"
 #include "format_json.h"
 #include "link.h"
+#include "snapshot.h"
 
 int cmd_status(int argc, char **argv)
 {
@@ -18,6 +19,7 @@ int cmd_status(int argc, char **argv)
 	struct p2pmap_dev_list devs = { 0 };
 	struct p2p_report report;
 	struct p2pmap_nl nl;
+	const char *op;
 	bool json = false;
 	int ret = EXIT_OK, i;
 
@@ -31,11 +33,8 @@ int cmd_status(int argc, char **argv)
 	if (pnl_open_required(&nl))
 		return EXIT_RUNTIME;
 
-	if (link_dump(&nl, &links)) {
-		pnl_perror(&nl.error, "link dump");
-		ret = EXIT_RUNTIME;
-	} else if (dev_dump(&nl, &devs)) {
-		pnl_perror(&nl.error, "dev dump");
+	if (snapshot_read(&nl, &links, &devs, &op)) {
+		pnl_perror(&nl.error, op);
 		ret = EXIT_RUNTIME;
 	} else if (report_build(&report, devs.devs, devs.n, links.links,
 				links.n)) {

@@ -22,6 +22,7 @@ struct pnl_req {
 	struct p2pmap_nl *nl;
 	int done;			/* 1 while waiting, then 0 or -errno */
 	bool intr;			/* a reply carried NLM_F_DUMP_INTR */
+	bool lost;			/* @parse could not take a reply */
 	pnl_parse_fn parse;
 	void *arg;
 };
@@ -167,11 +168,25 @@ static int intr_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/*
+ * A parser that cannot take a message (NL_STOP: out of memory) fails the
+ * whole request: the rest of the replies are read and dropped, so that
+ * the socket is clean for the next request, and no partial list is ever
+ * returned as if it were complete.
+ */
 static int valid_cb(struct nl_msg *msg, void *arg)
 {
 	struct pnl_req *req = arg;
+	int ret;
 
-	return req->parse ? req->parse(msg, req->arg) : NL_OK;
+	if (!req->parse || req->lost)
+		return req->lost ? NL_SKIP : NL_OK;
+	ret = req->parse(msg, req->arg);
+	if (ret == NL_STOP) {
+		req->lost = true;
+		return NL_SKIP;
+	}
+	return ret;
 }
 
 static int request(struct p2pmap_nl *nl, uint8_t cmd, int flags,
@@ -179,15 +194,18 @@ static int request(struct p2pmap_nl *nl, uint8_t cmd, int flags,
 		   void *arg, bool *intr)
 {
 	struct pnl_req req = { .nl = nl, .done = 1, .parse = parse, .arg = arg };
+	struct nl_cb *cb, *scb;
 	struct nl_msg *msg;
-	struct nl_cb *cb;
 	int err;
 
 	nl->error.err = 0;
 	nl->error.msg[0] = '\0';
 
 	msg = nlmsg_alloc();
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	/* The socket's callbacks (default ones, or a test's transport). */
+	scb = nl_socket_get_cb(nl->sk);
+	cb = scb ? nl_cb_clone(scb) : NULL;
+	nl_cb_put(scb);
 	if (!msg || !cb) {
 		err = -ENOMEM;
 		goto out;
@@ -225,6 +243,11 @@ static int request(struct p2pmap_nl *nl, uint8_t cmd, int flags,
 		}
 	}
 	err = req.done;
+	if (!err && req.lost) {
+		snprintf(nl->error.msg, sizeof(nl->error.msg),
+			 "out of memory while reading the reply");
+		err = -ENOMEM;
+	}
 	if (intr)
 		*intr = req.intr;
 out:

@@ -1,0 +1,434 @@
+#!/bin/sh
+# Fault injection (debug kernel: FAILSLAB, FAIL_PAGE_ALLOC, fail-nth,
+# kmemleak).  For each operation, N = 1, 2, 3, ...: the N-th allocation
+# that p2pmap's own code makes during that one operation fails
+# (/proc/thread-self/fail-nth, armed by tests/failnth in the task that makes
+# the syscall; the stack-trace filter, when the kernel has it, limits the
+# count to allocations with p2pmap's code on the stack), until the
+# operation completes without reaching the N-th.  After each: the state
+# p2pmap reports (netlink status and /sys/kernel/p2pmap) equals what the
+# IOMMU translates (p2ptest xlatem), it is what the outcome implies (a
+# failed link add keeps nothing, a bind maps or says why not, ...), no
+# DMA-API reservation is left in the target's BAR range (p2ptest nodes;
+# skipped until p2ptest has it), and the failure was reported (the request
+# failed with a message, or the kernel log says what failed); then it is
+# undone.  A "p2pmap monitor" listens all along, so events are allocated.
+# At the end kmemleak must hold no object allocated from p2pmap's code.
+#   operations: link add, link del (netlink); bind, unbind (sysfs, the bus
+#   notifier); rescan (device add: tracking, sysfs entries), remove;
+#   insmod with configured links (replay, sysfs, genetlink registration).
+. ./lib.sh
+trap '' PIPE
+
+NTH=/proc/thread-self/fail-nth
+DBG=/sys/kernel/debug
+if [ ! -e $NTH ] || [ ! -d $DBG/failslab ]; then
+	echo "# skip fault injection: this kernel has no fail-nth or failslab (needs CONFIG_FAULT_INJECTION, CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+	finish
+	exit 0
+fi
+MAXN=$(sed -n 's/.*vm\.maxn=\([0-9]*\).*/\1/p' /proc/cmdline)
+MAXN=${MAXN:-400}
+# vm.fi=la,ld,b,u,r,m,i: which walks (default all): link add, link del,
+# bind, unbind, rescan, remove, insmod.
+FI=$(sed -n 's/.*vm\.fi=\([a-z,]*\).*/\1/p' /proc/cmdline)
+FI=,${FI:-la,ld,b,u,r,m,i},
+want() { case $FI in *,$1,*) return 0 ;; esac; return 1; }
+
+A=0000:00:10.0		# initiator, on pcie.0
+T=0000:41:00.0		# target, behind its own host bridge: the IOVA guard
+			# reserves its BAR in A's allocator (reserve_iova)
+# Removed and rescanned: a pcie.0 device (a rescan that re-adds a device
+# behind the pxb host bridge runs into an ACPI _PRT loop timeout of ~30 s
+# on the debug kernel).
+R=0000:00:13.0
+KO=/modules/p2pmap/p2pmap.ko
+W=/tmp/fi
+rm -rf $W
+mkdir -p $W
+KLOG=$W/klog		# the whole kernel log (dmesg is cleared per step)
+
+# Fail GFP_KERNEL allocations too (ignore-gfp-wait=Y would skip them), and
+# order-0 pages; say which failed, with the stack.
+for f in failslab fail_page_alloc; do
+	[ -d $DBG/$f ] || continue
+	echo N >$DBG/$f/ignore-gfp-wait
+	[ -e $DBG/$f/ignore-gfp-highmem ] && echo N >$DBG/$f/ignore-gfp-highmem
+	[ -e $DBG/$f/min-order ] && echo 0 >$DBG/$f/min-order
+	echo 2 >$DBG/$f/verbose
+done
+FILTER=0
+[ -e $DBG/failslab/require-start ] && FILTER=1
+# kmemleak allocates its record of every object from inside the slab
+# allocator (__GFP_NOWARN; it copes with failure): left out, or every point
+# of p2pmap's would come with a twin that tests kmemleak.
+REJECT=$(failnth sym kmemleak_alloc 2>/dev/null)
+# filter LO HI: only injection points with code in [LO, HI) on the stack
+# (and none of kmemleak_alloc's).
+filter() {
+	[ $FILTER = 1 ] || return 0
+	lo=$1 hi=$2
+	for f in $DBG/fail*/; do
+		[ -e $f/require-start ] || continue
+		echo 0 >$f/require-start	# keep start <= end meanwhile
+		echo "$hi" >$f/require-end
+		echo "$lo" >$f/require-start
+		if [ -n "$REJECT" ] && [ "$lo" != 0 ]; then
+			echo 0 >$f/reject-start
+			echo "${REJECT#* }" >$f/reject-end
+			echo "${REJECT% *}" >$f/reject-start
+		else
+			echo 0 >$f/reject-start
+			echo 0 >$f/reject-end
+		fi
+		echo 32 >$f/stacktrace-depth
+	done
+}
+# Any module's code: a module that is being loaded has no sections file yet.
+MODAREA="0xffffffffa0000000 0xffffffffff000000"
+
+echo clear >$DBG/kmemleak 2>/dev/null
+for m in $(cat /modules/vfio/order 2>/dev/null); do insmod /modules/vfio/$m; done
+insmod /modules/p2ptest/p2ptest.ko
+dmesg -c >>$KLOG
+
+load() { insmod $KO drivers=p2ptest "$@"; }
+load
+# The p2pmap code span of this load (module text moves at each load).
+p2prange() { failnth range p2pmap $KO; }
+REF_SOURCES=$(cat /sys/kernel/p2pmap/fault_sources)
+if [ $FILTER = 1 ]; then
+	echo "# stack-trace filter: p2pmap's code ($(p2prange)), module area for insmod; kmemleak_alloc rejected (${REJECT:-not found})"
+else
+	echo "# no stack-trace filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER): every injection point of the task counts"
+fi
+MON_PID=
+monitor_start() { p2pmap monitor >>$W/monitor.log 2>&1 & MON_PID=$!; }
+monitor_stop() { [ -n "$MON_PID" ] && kill $MON_PID 2>/dev/null; wait $MON_PID 2>/dev/null; MON_PID=; }
+monitor_start
+
+HAVE_NODES=0
+if echo "nodes $A 0x0 0x1000" >"$CTL" 2>/dev/null; then
+	HAVE_NODES=1
+else
+	echo "# skip reservation-leak checks: p2ptest has no 'nodes' command yet"
+fi
+TBAR=$(bar0 $T)
+
+# ---- what to look at after each step -----------------------------------
+st_nl() { p2pmap status 2>/dev/null | awk -v a="$1" -v b="$2" '$1 == a && $3 == b { print $4 }'; }
+st_fs() { cat /sys/kernel/p2pmap/links/$1-$2/state 2>/dev/null; }
+xl() { p2pt xlate $1 $2; }			# 0x0: untranslated
+num() { printf '%d' "$1" 2>/dev/null || echo "?$1"; }	# hex, without $(( )): a bad word would end the shell
+nodes() { p2pt nodes $1 $2 0x100000 | head -1; }	# nodes=N
+tracked() { [ -e /sys/kernel/p2pmap/devices/$1 ]; }
+
+# BAD WHY: one inconsistency of this step.
+BAD=
+bad() { BAD="$BAD; $*"; }
+
+# link_consistent A T [BAR]: p2pmap's view (/sys/kernel/p2pmap, and the
+# netlink dump when NETLINK=1: an exec of the CLI costs seconds under KASAN
+# and TCG, so once per walk) agrees with the IOMMU's, and a reservation
+# exists exactly while the link is mapped.  Sets ST.
+NETLINK=0
+link_consistent() {
+	bar=${3:-$TBAR}
+	ST=$(st_fs $1 $2)
+	if [ $NETLINK = 1 ]; then
+		nl=$(st_nl $1 $2)
+		[ "$ST" = "$nl" ] || bad "sysfs says '$ST', netlink '$nl'"
+	fi
+	x=$(xl $1 $bar)
+	if [ "$ST" = mapped ]; then
+		[ "$(num $x)" = "$(num $bar)" ] || bad "mapped but $bar translates to $x"
+	else
+		[ "$(num $x)" = 0 ] || bad "'$ST' but $bar translates to $x"
+	fi
+	if [ $HAVE_NODES = 1 ]; then
+		nd=$(nodes $1 $bar)
+		want=nodes=0
+		[ "$ST" = mapped ] && want=nodes=1
+		[ "$nd" = $want ] || bad "reservation: $nd in $bar, want $want"
+	fi
+}
+
+# ---- the walk ------------------------------------------------------------
+# point N FILE: name the N-th injection point from the fault-injection
+# report in FILE (innermost caller that is not allocator code, and the
+# p2pmap function it was reached from), "?" when the report was
+# rate-limited away.
+point() {
+	awk '
+	/FAULT_INJECTION: forcing a failure/ { on = 1; next }
+	on && /^.*name (fail[a-z_]*)/ { for (i = 1; i <= NF; i++) if ($i == "name") { t = $(i + 1); sub(",", "", t) } next }
+	on && /\] +\? / { next }	# an unreliable frame
+	on && /\+0x[0-9a-f]*\/0x/ {
+		for (i = 1; i <= NF; i++) if ($i ~ /\+0x/) { f = $i; sub(/\+.*/, "", f) }
+		if (f ~ /^(dump_stack|should_fail|__should_fail|fail_dump|should_failslab|slab_pre_alloc|kmem_cache_alloc|__kmem_cache_alloc|__kmalloc|kmalloc|kmemdup|kstrdup|kvasprintf|kvmalloc|__kvmalloc|kasan|__alloc_pages|alloc_pages|__folio_alloc|folio_alloc|alloc_frozen|__alloc_frozen|get_free_pages|__get_free_pages|get_zeroed_page|prepare_alloc_pages|__alloc_skb|alloc_skb|kmalloc_reserve|iommu_alloc_page|__iommu_alloc_pages|alloc_iova_mem|kmem_cache_zalloc|kzalloc|krealloc|__do_krealloc|___slab_alloc|__slab_alloc|new_slab|allocate_slab|alloc_slab_page|stack_depot|__stack_depot|idr_|radix_tree_node_alloc|xas_alloc|xas_create|xas_store|xa_)/) next
+		if (!inner) inner = f
+		if (!p && $0 ~ /\[p2pmap\]/) p = f
+		if (/entry_SYSCALL|do_syscall/) on = 0
+	}
+	END { if (!inner) print "?"; else printf "%s:%s<-%s\n", t, inner, p ? p : "?" }' "$1"
+}
+
+# reported FILE: the kernel log of the step says what failed (p2pmap, or the
+# kobject core about p2pmap's sysfs entries; not, say, ACPI).
+reported() {
+	grep -v 'FAULT_INJECTION\|^.*name fail\|CPU:\|Hardware name\|Call Trace\|<TASK>\|</TASK>\|+0x\|^ *\[ *[0-9.]*\] *$' "$1" |
+		grep -iE 'p2pmap|kobject|kernfs' | grep -qiE 'out of memory|failed|error|cannot|-12|nomem'
+}
+
+# walk NAME SETUP OP VERIFY UNDO RANGE: for N = 1.. until not consumed.
+#   SETUP and UNDO run without injection; OP N runs failnth and prints its
+#   line; VERIFY RC sets BAD for an inconsistent state; RANGE: p2pmap |
+#   module (the stack-trace filter's span).
+TOTAL_BAD=0 TOTAL_SILENT=0 DEBUG_POINTS=
+walk() {
+	name=$1 setup=$2 op=$3 verify=$4 undo=$5
+	n=1 bads=0 silent=0 failed=0 absorbed=0 nowarn=0
+	rng=$MODAREA
+	[ $6 = p2pmap ] && rng=$(p2prange)	# the module stays loaded
+	while [ $n -le $MAXN ]; do
+		$setup
+		filter $rng
+		dmesg -c >>$KLOG
+		out=$($op $n)
+		rc=$?
+		filter 0 0xffffffffffffffff
+		dmesg -c >$W/step
+		cat $W/step >>$KLOG
+		c=$(echo "$out" | sed -n 's/.*consumed=\([0-9-]*\).*/\1/p')
+		msg=$(echo "$out" | sed -n 's/.*msg=//p')
+		if [ "$c" != 1 ]; then
+			# Not reached: the operation ran whole, uninjected.
+			BAD=
+			NETLINK=1
+			$verify $rc
+			NETLINK=0
+			[ $rc = 0 ] || bad "it failed with nothing injected: $msg"
+			expect "$name: after $((n - 1)) injection points it completes, consistent${BAD}" "$BAD" ""
+			$undo
+			break
+		fi
+		pt=$(point $W/step)
+		if [ -n "$DEBUG_POINTS" ]; then
+			DEBUG_POINTS=$((DEBUG_POINTS - 1))
+			[ $DEBUG_POINTS = 0 ] && DEBUG_POINTS=
+			grep -A30 FAULT_INJECTION $W/step | head -30 | sed 's/^/#   raw: /'
+		fi
+		BAD=
+		$verify $rc
+		how="failed: $msg"
+		if [ $rc = 0 ]; then
+			absorbed=$((absorbed + 1))
+			if ! grep -q 'FAULT_INJECTION' $W/step; then
+				# fail_dump() stays quiet for __GFP_NOWARN:
+				# an allocation whose caller copes (kmemleak's
+				# and KASAN's metadata, fallbacks).
+				how="succeeded: a __GFP_NOWARN allocation, its caller copes"
+				nowarn=$((nowarn + 1))
+			elif reported $W/step; then
+				how="succeeded, the kernel log says what failed"
+			else
+				how="succeeded, nothing reported"
+				silent=$((silent + 1))
+				echo "# SILENT $name n=$n $pt"
+			fi
+		else
+			failed=$((failed + 1))
+		fi
+		if [ -n "$BAD" ]; then
+			bads=$((bads + 1))
+			echo "# INCONSISTENT $name n=$n $pt ($how)${BAD}"
+			sed -n '/FAULT_INJECTION/,$p' $W/step | grep -v '^ *$' | head -30 | sed 's/^/#   /'
+		else
+			echo "# $name n=$n $pt: $how; consistent"
+		fi
+		$undo
+		n=$((n + 1))
+	done
+	n=$((n - 1))
+	echo "# $name: $n injection points hit ($failed failed the operation, $absorbed absorbed: $nowarn __GFP_NOWARN, $silent without a word)"
+	eval "HIT_$(echo $name | tr -c 'a-zA-Z0-9\n' _)=$n"
+	[ $n -lt $MAXN ] || not_ok "$name: the walk ended at vm.maxn=$MAXN points"
+	expect "$name: state consistent after each of the $n injected failures" $bads 0
+	expect "$name: no injected failure absorbed without a word" $silent 0
+	TOTAL_BAD=$((TOTAL_BAD + bads))
+	TOTAL_SILENT=$((TOTAL_SILENT + silent))
+}
+
+# -- link add: A and T bound, no link -------------------------------------
+la_setup() { failnth 0 link-del $A $T >/dev/null 2>&1; true; }
+la_op() { failnth $1 link-add $A $T; }
+la_verify() {
+	link_consistent $A $T
+	if [ $1 = 0 ]; then
+		[ "$ST" = mapped ] || bad "link add succeeded but the link is '$ST'"
+	else
+		[ -z "$ST" ] || bad "link add failed but the link is kept ('$ST')"
+	fi
+}
+la_undo() { failnth 0 link-del $A $T >/dev/null 2>&1; true; }
+want la && walk "link add" la_setup la_op la_verify la_undo p2pmap
+
+# -- link del: a mapped link ---------------------------------------------
+ld_setup() { failnth 0 link-add $A $T >/dev/null 2>&1; [ "$(st_fs $A $T)" = mapped ]; }
+ld_op() { failnth $1 link-del $A $T; }
+ld_verify() {
+	link_consistent $A $T
+	if [ $1 = 0 ]; then
+		[ -z "$ST" ] || bad "link del succeeded but the link is '$ST'"
+	else
+		[ "$ST" = mapped ] || bad "link del failed but the link is '$ST'"
+	fi
+}
+ld_undo() { failnth 0 link-del $A $T >/dev/null 2>&1; true; }
+want ld && walk "link del" ld_setup ld_op ld_verify ld_undo p2pmap
+
+# -- bind: link A -> T configured, A unbound ------------------------------
+failnth 0 link-add $A $T >/dev/null 2>&1
+b_setup() {
+	[ -e /sys/bus/pci/devices/$A/driver ] && drv_unbind $A
+	[ "$(st_fs $A $T)" = pending ]
+}
+b_op() { failnth $1 write /sys/bus/pci/drivers/p2ptest/bind $A; }
+b_verify() {
+	[ -e /sys/bus/pci/devices/$A/driver ] || bad "A is not bound"
+	link_consistent $A $T
+	case $ST in
+	mapped) ;;
+	error)	r=$(cat /sys/kernel/p2pmap/links/$A-$T/reason)
+		[ -n "$r" ] || bad "link in error without a reason"
+		echo "#   (link $A -> $T left in error: $r)" ;;
+	*)	bad "after bind the link is '$ST'" ;;
+	esac
+	[ "$(cat /sys/kernel/p2pmap/devices/$A/state 2>/dev/null)" = bound ] ||
+		bad "p2pmap says A is '$(cat /sys/kernel/p2pmap/devices/$A/state 2>/dev/null)'"
+}
+b_undo() { true; }
+want b && walk "bind" b_setup b_op b_verify b_undo p2pmap
+[ -e /sys/bus/pci/devices/$A/driver ] || drv_bind $A
+
+# -- unbind: A bound, link mapped -----------------------------------------
+u_setup() {
+	[ -e /sys/bus/pci/devices/$A/driver ] || drv_bind $A
+	failnth 0 link-add $A $T >/dev/null 2>&1
+	[ "$(st_fs $A $T)" = mapped ] || { failnth 0 link-del $A $T >/dev/null; failnth 0 link-add $A $T >/dev/null; }
+	[ "$(st_fs $A $T)" = mapped ]
+}
+u_op() { failnth $1 write /sys/bus/pci/drivers/p2ptest/unbind $A; }
+u_verify() {
+	[ -e /sys/bus/pci/devices/$A/driver ] && bad "A is still bound"
+	link_consistent $A $T
+	[ "$ST" = pending ] || bad "after unbind the link is '$ST'"
+}
+u_undo() { true; }
+want u && walk "unbind" u_setup u_op u_verify u_undo p2pmap
+u_setup >/dev/null
+
+failnth 0 link-add $A $R >/dev/null 2>&1
+RBAR=$(bar0 $R)
+# -- rescan: R removed, link A -> R configured ----------------------------
+r_setup() {
+	[ -e /sys/bus/pci/devices/$R ] && echo 1 >/sys/bus/pci/devices/$R/remove
+	[ ! -e /sys/bus/pci/devices/$R ] && [ "$(st_fs $A $R)" = pending ]
+}
+r_op() { failnth $1 write /sys/bus/pci/rescan 1; }
+r_verify() {
+	[ -e /sys/bus/pci/devices/$R/driver ] || bad "T did not come back bound"
+	tracked $R || bad "T is present and bound but p2pmap does not track it"
+	link_consistent $A $R "$(bar0 $R)"
+	case $ST in
+	mapped) ;;
+	error)	echo "#   (link $A -> $R left in error: $(cat /sys/kernel/p2pmap/links/$A-$R/reason))" ;;
+	*)	bad "T is back but the link is '$ST' ($(cat /sys/kernel/p2pmap/links/$A-$R/reason 2>/dev/null))" ;;
+	esac
+}
+r_undo() { true; }
+want r && walk "rescan (device add)" r_setup r_op r_verify r_undo p2pmap
+[ -e /sys/bus/pci/devices/$R ] || echo 1 >/sys/bus/pci/rescan
+wait_until "[ -e /sys/bus/pci/devices/$R/driver ]" 10
+
+# -- remove: R present, link mapped ---------------------------------------
+m_setup() {
+	[ -e /sys/bus/pci/devices/$R ] || echo 1 >/sys/bus/pci/rescan
+	wait_until "[ -e /sys/bus/pci/devices/$R/driver ]" 10
+	RBAR=$(bar0 $R)
+	[ "$(st_fs $A $R)" = mapped ]
+}
+m_op() { failnth $1 write /sys/bus/pci/devices/$R/remove 1; }
+m_verify() {
+	[ -e /sys/bus/pci/devices/$R ] && bad "T is still there"
+	tracked $R && bad "T is gone but p2pmap still tracks it"
+	link_consistent $A $R "$RBAR"
+	[ "$ST" = pending ] || bad "after removal the link is '$ST'"
+}
+m_undo() { true; }
+want m && walk "remove" m_setup m_op m_verify m_undo p2pmap
+m_setup >/dev/null
+
+# -- insmod with configured links: both bound -----------------------------
+monitor_stop
+p2pmap link del $A $T >/dev/null 2>&1
+rmmod p2pmap
+i_setup() {
+	[ -e /sys/module/p2pmap ] && rmmod p2pmap
+	[ ! -e /sys/module/p2pmap ]
+}
+i_op() { failnth $1 insmod $KO "drivers=p2ptest links=$A>$T,$T>$A"; }
+i_verify() {
+	if [ $1 != 0 ]; then
+		[ -e /sys/module/p2pmap ] && bad "insmod failed but the module is there"
+		[ -e /sys/kernel/p2pmap ] && bad "insmod failed but /sys/kernel/p2pmap is there"
+		[ "$(num $(xl $A $TBAR))" = 0 ] || bad "insmod failed but A -> T translates"
+		[ "$(num $(xl $T "$(bar0 $A)"))" = 0 ] || bad "insmod failed but T -> A translates"
+		if [ $HAVE_NODES = 1 ]; then
+			[ "$(nodes $A $TBAR)" = nodes=0 ] || bad "insmod failed but A holds $(nodes $A $TBAR) in T's BAR"
+		fi
+		return
+	fi
+	link_consistent $A $T
+	[ "$ST" = mapped ] || bad "loaded, A -> T is '$ST' ($(cat /sys/kernel/p2pmap/links/$A-$T/reason 2>/dev/null))"
+	link_consistent $T $A "$(bar0 $A)"
+	[ "$ST" = mapped ] || bad "loaded, T -> A is '$ST' ($(cat /sys/kernel/p2pmap/links/$T-$A/reason 2>/dev/null))"
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(od -An -tx1 -j14 -N1 $d/config | tr -d ' ')" = 00 ] ||
+		[ "$(od -An -tx1 -j14 -N1 $d/config | tr -d ' ')" = 80 ] || continue
+		tracked ${d##*/} || bad "loaded, but ${d##*/} is not tracked"
+	done
+	s=$(cat /sys/kernel/p2pmap/fault_sources)
+	[ "$s" = "$REF_SOURCES" ] || bad "loaded with fault sources '$s', not '$REF_SOURCES'"
+}
+i_undo() { [ -e /sys/module/p2pmap ] && rmmod p2pmap; true; }
+want i && walk "insmod links=A>T,T>A" i_setup i_op i_verify i_undo module
+
+# ---- the end: nothing mapped, nothing leaked -----------------------------
+[ -e /sys/module/p2pmap ] && rmmod p2pmap
+expect "after rmmod nothing maps A -> T" "$(num $(xl $A $TBAR))" 0
+dmesg -c >>$KLOG
+if [ -e $DBG/kmemleak ]; then
+	# kmemleak reports objects at least 5 s old.
+	wait_until "[ \$(cut -d. -f1 /proc/uptime) -ge \$(($(cut -d. -f1 /proc/uptime) + 6)) ]" 8
+	echo scan >$DBG/kmemleak
+	echo scan >$DBG/kmemleak
+	cat $DBG/kmemleak >$W/leaks
+	# p2pmap's frames: by name while it was loaded, or (unloaded) as bare
+	# addresses in the module area: no other module is ever unloaded here.
+	awk '/^unreferenced object/ { if (o != "" && hit) print o; o = $0; hit = 0; next }
+	     { o = o "\n" $0 }
+	     /\[p2pmap\]|p2pmap_|\[<ffffffff[a-f][0-9a-f]+>\] 0xffffffff[a-f]/ { hit = 1 }
+	     END { if (o != "" && hit) print o }' $W/leaks >$W/p2pleaks
+	nleak=$(grep -c '^unreferenced object' $W/p2pleaks)
+	echo "# kmemleak: $(grep -c '^unreferenced object' $W/leaks) unreferenced objects, $nleak from p2pmap's code"
+	head -60 $W/p2pleaks | sed 's/^/# kmemleak: /'
+	expect "kmemleak: no object allocated from p2pmap's code is left" "$nleak" 0
+else
+	echo "# skip kmemleak check: no $DBG/kmemleak"
+fi
+dmesg >>$KLOG
+grep -E -A12 'WARNING:|BUG:|Oops|general protection' $KLOG | head -40 | sed 's/^/# dmesg: /'
+check "no kernel WARNING or BUG in the log" sh -c "! grep -qE 'WARNING:|BUG:|Oops|general protection' $KLOG"
+echo "# injection points hit: link add $HIT_link_add, link del $HIT_link_del, bind $HIT_bind, unbind $HIT_unbind, rescan $HIT_rescan__device_add_, remove $HIT_remove, insmod $HIT_insmod_links_A_T_T_A"
+finish
