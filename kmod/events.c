@@ -9,6 +9,18 @@
 
 bool p2pmap_events_on;	/* the family is registered (under p2pmap_lock) */
 
+/*
+ * An event that could not be built or sent: the listeners' sockets get
+ * ENOBUFS (as for an overrun), so a monitor knows it missed something and
+ * can read the state afresh; the log says it too.
+ */
+static void p2pmap_ntf_lost(u8 cmd)
+{
+	pr_warn_ratelimited("event %u lost: out of memory\n", cmd);
+	genl_set_err(&p2pmap_family, &init_net, 0, P2PMAP_MCGRP_EVENTS_ID,
+		     ENOBUFS);
+}
+
 static struct sk_buff *p2pmap_ntf_new(u8 cmd, void **hdr)
 {
 	struct sk_buff *skb;
@@ -21,11 +33,14 @@ static struct sk_buff *p2pmap_ntf_new(u8 cmd, void **hdr)
 				P2PMAP_MCGRP_EVENTS_ID))
 		return NULL;
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!skb)
+	if (!skb) {
+		p2pmap_ntf_lost(cmd);
 		return NULL;
+	}
 	*hdr = genlmsg_put(skb, 0, 0, &p2pmap_family, 0, cmd);
 	if (!*hdr) {
 		nlmsg_free(skb);
+		p2pmap_ntf_lost(cmd);
 		return NULL;
 	}
 	return skb;
@@ -33,13 +48,18 @@ static struct sk_buff *p2pmap_ntf_new(u8 cmd, void **hdr)
 
 static void p2pmap_ntf_send(struct sk_buff *skb, void *hdr, int err)
 {
+	u8 cmd = ((struct genlmsghdr *)hdr)->cmd;
+
 	if (err) {
 		nlmsg_free(skb);
+		p2pmap_ntf_lost(cmd);
 		return;
 	}
 	genlmsg_end(skb, hdr);
-	genlmsg_multicast(&p2pmap_family, skb, 0, P2PMAP_MCGRP_EVENTS_ID,
-			  GFP_KERNEL);
+	err = genlmsg_multicast(&p2pmap_family, skb, 0, P2PMAP_MCGRP_EVENTS_ID,
+				GFP_KERNEL);
+	if (err && err != -ESRCH)	/* ESRCH: the listener just left */
+		p2pmap_ntf_lost(cmd);
 }
 
 /* P2PMAP_CMD_DEV_ADD_NTF (all attributes) or P2PMAP_CMD_DEV_DEL_NTF. */
