@@ -191,7 +191,7 @@ if [ -n "$debug" ]; then
 		vm.fuzz_cap_count=3000
 	# Fault injection: every allocation point of link add/del, bind,
 	# unbind, remove, rescan and load with links= (tests/guest/faultinject.sh).
-	vm 6.12-debug vtd gpus4+pxb faultinject
+	vm 6.12-debug vtd gpus4+pxb faultinject vm.fi=la,ld,b,u,i
 	unset P2PMAP_VM_KERNEL P2PMAP_VM_INITRD P2PMAP_VM_BATCH P2PMAP_VM_TIMEOUT
 fi
 
