@@ -42,15 +42,16 @@ static u64 p2pmap_pages_needed(unsigned long pgsizes, u64 iova, u64 size)
 
 /*
  * Nothing may be mapped in the range before p2pmap maps it.  Checked after
- * the reservation, when the DMA API can no longer put anything there: every
- * page of a range up to P2PMAP_CHECK_ALL_PAGES, samples of a larger one.
+ * the reservation, when the DMA API can no longer put anything there (so
+ * only a mapping made without the allocator could be): samples, each a
+ * page-table walk, bounded so that a 64 GiB BAR costs what a 1 MiB one does.
  */
-#define P2PMAP_CHECK_ALL_PAGES	4096
+#define P2PMAP_CHECK_SAMPLES	64
 
 static bool p2pmap_range_untranslated(struct iommu_domain *domain, u64 iova,
 				      u64 size)
 {
-	u64 step = max_t(u64, PAGE_SIZE, size / P2PMAP_CHECK_ALL_PAGES);
+	u64 step = max_t(u64, PAGE_SIZE, size / P2PMAP_CHECK_SAMPLES);
 	u64 off;
 
 	for (off = 0; off < size; off += step)
@@ -120,6 +121,7 @@ static struct p2pmap_range *p2pmap_range_get(struct iommu_domain *domain,
 					     const char **why, int *err)
 {
 	struct p2pmap_range *r = p2pmap_range_find(domain, bar->bus);
+	bool fresh = false;
 
 	if (r && (r->size != bar->size || r->stuck) && !r->users) {
 		/* The BAR moved or changed size; a stuck range stays. */
@@ -151,6 +153,7 @@ static struct p2pmap_range *p2pmap_range_get(struct iommu_domain *domain,
 				     err);
 		if (!r)
 			return NULL;
+		fresh = true;
 	} else if (r->size != bar->size) {
 		*why = "target BAR overlaps a different p2pmap range in this domain";
 		*err = -EBUSY;
@@ -158,8 +161,14 @@ static struct p2pmap_range *p2pmap_range_get(struct iommu_domain *domain,
 	}
 	if (!r->mapped) {
 		*err = p2pmap_range_map(r, bar->phys, why);
-		if (*err)
-			return NULL;	/* kept reserved, like any unmapped range */
+		if (*err) {
+			/* A refused link changes nothing; a range kept from
+			 * an earlier mapping stays reserved.
+			 */
+			if (fresh && !r->stuck)
+				p2pmap_range_release(r);
+			return NULL;
+		}
 	}
 	r->users++;
 	return r;

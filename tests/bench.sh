@@ -1,6 +1,8 @@
 #!/bin/bash
-# bench.sh ("make bench"): boot the newest installed kernel with VT-d and
-# eight 64 GiB BARs, run tests/guest/bench.sh, print its report.
+# bench.sh ("make bench"): boot the newest installed kernel with VT-d, then
+# AMD-Vi: once with eight 64 GiB BARs (bigbar) and once with an edu behind
+# a second host bridge (gpus4+pxb, the IOVA guard), run tests/guest/bench.sh
+# in each, print its report.  Every ratio is of two numbers from one boot.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 k=$("$top/tests/kernels.sh" | tail -1)
@@ -8,11 +10,18 @@ k=$("$top/tests/kernels.sh" | tail -1)
 	tail -20 "$top/build/bench-build.log"
 	exit 1
 }
-for iommu in ${P2PMAP_BENCH_IOMMUS:-vtd amd}; do
-	log=$top/build/logs/bench-$k-$iommu.log
+# vm IOMMU TOPOLOGY NAME [KERNEL-ARGS...]: one boot, one at a time on this
+# machine (the lock the other VM suites take).
+vm() {
+	local iommu=$1 topo=$2 log=$top/build/logs/bench-$k-$1-$3.log
+	shift 3
 	mkdir -p "$(dirname "$log")"
-	P2PMAP_BIGBARS=8 "$top/tests/vm/run-vm.sh" "$k" "$iommu" bigbar bench \
-		"$top/build/$k/initrd.cpio" "$log"
+	P2PMAP_BIGBARS=8 flock /tmp/p2pmap-vm.lock "$top/tests/vm/run-vm.sh" \
+		"$k" "$iommu" "$topo" bench "$top/build/$k/initrd.cpio" "$log" "$@"
 	sed -n 's/^BENCH: //p' "$log" | tr -d '\r'
 	grep -q '^BENCH: done' "$log" || { echo "bench: the VM did not finish (see $log)"; exit 1; }
+}
+for iommu in ${P2PMAP_BENCH_IOMMUS:-vtd amd}; do
+	vm "$iommu" bigbar bigbar
+	vm "$iommu" gpus4+pxb iova bench.part=iova
 done

@@ -1,8 +1,215 @@
 #!/bin/sh
 # make bench, inside the VM: p2pmap's identity mappings against the NVIDIA
 # driver's way (dma_map_resource) for the same 64 GiB BARs, and what
-# p2pmap adds to a device bind.  Prints a report; asserts nothing.
+# p2pmap adds to a device bind, a device removal and a fault.  Prints a
+# report; asserts nothing.  Every "ratio" line compares two numbers taken
+# in this same boot.
+#
+# Two parts, by the kernel command line:
+#   (default)      bigbar topology: the mesh, link add vs dma_map_resource
+#                  (1 MiB edu BAR0 and 64 GiB BAR2), DEL_DEVICE of every
+#                  edu and ivshmem function, cost per fault.
+#   bench.part=iova  gpus4+pxb topology: the IOVA guard with 100,000 live
+#                  IOVAs in the initiator's allocator vs none.
+# In-kernel times come from the kernel's function_graph tracer limited to
+# the functions named (set_ftrace_filter): entry and exit of just those,
+# the same hooks on both sides of a ratio.  Medians: TCG guests stall.
 . ./lib.sh
+
+PART=$(sed -n 's/.*bench\.part=\([^ ]*\).*/\1/p' /proc/cmdline)
+
+# ratio WHAT A B UNIT GOAL: "BENCH: WHAT: A vs B: ratio A/B (goal <= GOAL)",
+# MISSED when over; GOAL "-": no goal was set.
+ratio() {
+	awk -v w="$1" -v a="$2" -v b="$3" -v u="$4" -v g="$5" 'BEGIN {
+		if (b + 0 <= 0 || a == "" || a + 0 < 0) {
+			printf "BENCH: %s: %s vs %s %s: ratio n/a: MISSED (not measured)\n", w, a, b, u
+			exit
+		}
+		r = a / b
+		gs = g == "-" ? "no goal set" : "goal <= " g
+		printf "BENCH: %s: %.1f %s vs %.1f %s: ratio %.2f (%s)%s\n", w, a, u, b, u, r, gs,
+			(g != "-" && r > g + 0) ? " MISSED" : ""
+	}'
+}
+
+# --- function_graph timing ----------------------------------------------
+
+# fg_start FUNC...: trace entry and exit of FUNC... only.  Names this
+# kernel cannot trace (inlined, notrace) are left out, and said so.
+fg_start() {
+	echo 0 >"$TRACE/tracing_on"
+	echo nop >"$TRACE/current_tracer"
+	echo >"$TRACE/set_ftrace_filter"
+	for f; do
+		if grep -q "^$f\( \|$\)" "$TRACE/available_filter_functions"; then
+			echo "$f" >>"$TRACE/set_ftrace_filter"
+		else
+			echo "BENCH:   (not traceable on this kernel: $f)"
+		fi
+	done
+	echo 8192 >"$TRACE/buffer_size_kb"
+	echo function_graph >"$TRACE/current_tracer"
+	echo 1 >"$TRACE/options/funcgraph-tail"
+	echo 0 >"$TRACE/options/funcgraph-irqs"
+	echo >"$TRACE/trace"
+	echo 1 >"$TRACE/tracing_on"
+}
+
+# fg_stop: "FUNC MICROSECONDS" per traced call into /tmp/fg.dur.
+fg_stop() {
+	echo 0 >"$TRACE/tracing_on"
+	awk '/\|/ {
+		i = index($0, "|"); d = substr($0, 1, i - 1); f = substr($0, i + 1)
+		if (!match(d, /[0-9.]+ us/))
+			next
+		v = substr(d, RSTART, RLENGTH - 3)
+		sub(/^ +/, "", f); sub(/^} \/\* /, "", f); sub(/ \*\/.*$/, "", f)
+		sub(/\(\);.*$/, "", f); sub(/ \[[^]]*\]$/, "", f)
+		print f, v
+	}' "$TRACE/trace" >/tmp/fg.dur
+	echo nop >"$TRACE/current_tracer"
+	echo >"$TRACE/set_ftrace_filter"
+}
+
+# fg_stat FUNC [SKIP]: "CALLS MEDIAN MEAN" (us) of FUNC's traced calls,
+# the first SKIP left out.
+fg_stat() {
+	awk -v f="$1" -v s="${2:-0}" '$1 == f && ++n > s { print $2 }' /tmp/fg.dur |
+		sort -n | awk '{ v[NR] = $1; t += $1 } END {
+		if (!NR) { print 0, -1, -1; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%d %.1f %.1f\n", NR, m, t / NR }'
+}
+
+med() { fg_stat "$@" | cut -d' ' -f2; }
+
+# fg_sum FUNC: "TOTAL-US CALLS" of FUNC's traced calls.
+fg_sum() {
+	awk -v f="$1" '$1 == f { t += $2; n++ } END { printf "%.1f %d\n", t, n }' \
+		/tmp/fg.dur
+}
+
+# fg_show FUNC...: one report line per function.
+fg_show() {
+	for f; do
+		set -- $(fg_stat "$f")
+		[ "$1" -gt 0 ] &&
+			echo "BENCH:     $f: median $2 us, mean $3 us, $1 calls"
+	done
+	return 0
+}
+
+# --- 1: link add vs dma_map_resource of the same BAR ----------------------
+
+# bench_link NAME I T BAR COUNT: p2pmap's in-kernel link add/del of T in I
+# against dma_map_resource/dma_unmap_resource of the same BAR, 5 x COUNT
+# times each, alternating in chunks of COUNT (the host's load drifts), in
+# one trace.  Then where p2pmap's time goes (a second trace).
+bench_link() {
+	name=$1 i=$2 t=$3 bar=$4 count=$5
+	p2pmap link add "$i" "$t" >/dev/null	# first add: range made, guard
+	p2pmap link del "$i" "$t" >/dev/null
+	fg_start p2pmap_nl_link_add p2pmap_nl_link_del dma_map_resource \
+		dma_unmap_resource
+	for c in 1 2 3 4 5; do
+		user=$(p2pbench pair "$i" "$t" "$count")
+		res=$(p2pt benchmap "$i" "$t" "$bar" "$count")
+	done
+	fg_stop
+	echo "BENCH:   $name, $i -> $t: CLI: $user"
+	echo "BENCH:   $name: dma_map_resource (ktime in p2ptest): $res"
+	fg_show p2pmap_nl_link_add dma_map_resource p2pmap_nl_link_del \
+		dma_unmap_resource
+	dmr=$(med dma_map_resource)
+	ratio "link add vs dma_map_resource, in-kernel, $name" \
+		"$(med p2pmap_nl_link_add)" "$dmr" us 1.0
+	ratio "link del vs dma_unmap_resource, in-kernel, $name" \
+		"$(med p2pmap_nl_link_del)" "$(med dma_unmap_resource)" us -
+	echo "BENCH:   $name: where a link add's time goes (nested calls traced, so a little more):"
+	fg_start p2pmap_nl_link_add p2pmap_nl_may_change p2pmap_link_create \
+		p2pmap_link_sync p2pmap_link_map p2pmap_range_untranslated \
+		iommu_map p2pmap_link_set_state p2pmap_ntf_link p2pmap_nl_done
+	p2pbench pair "$i" "$t" $((5 * count)) >/dev/null
+	fg_stop
+	fg_show p2pmap_nl_link_add p2pmap_nl_may_change p2pmap_link_create \
+		p2pmap_link_sync p2pmap_link_map p2pmap_range_untranslated \
+		iommu_map p2pmap_link_set_state p2pmap_ntf_link p2pmap_nl_done
+	ratio "the mapping alone (p2pmap_link_map) vs dma_map_resource, $name" \
+		"$(med p2pmap_link_map)" "$dmr" us 1.0
+	echo "BENCH:   $name: iommu_iova_to_phys calls per link add (the pre-map emptiness check):"
+	fg_start iommu_iova_to_phys
+	p2pbench pair "$i" "$t" 3 >/dev/null
+	fg_stop
+	set -- $(fg_stat iommu_iova_to_phys)
+	echo "BENCH:     $(($1 / 3)) per add+del, median $2 us each"
+}
+
+# --- 2: the IOVA guard, empty allocator vs 100,000 live IOVAs --------------
+
+# guard_rounds N: N times link add A E (timed in the kernel), del, then
+# unbind + bind A so that p2pmap gives its reservation back and the next
+# add runs the guard again.
+guard_rounds() {
+	fg_start p2pmap_nl_link_add p2pmap_iova_reserve
+	n=0
+	while [ $n -lt "$1" ]; do
+		p2pmap link add $A $E >/dev/null || echo "BENCH:   link add $A $E failed"
+		p2pmap link del $A $E >/dev/null
+		drv_unbind $A
+		drv_bind $A
+		n=$((n + 1))
+	done
+	fg_stop
+}
+
+bench_iova() {
+	A=0000:00:10.0 E=0000:41:00.0
+	if [ ! -e /sys/bus/pci/devices/$E ]; then
+		echo "BENCH: no device behind a second host bridge: no IOVA guard bench"
+		return
+	fi
+	insmod /modules/p2ptest/p2ptest.ko
+	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+	ebar=$(bar0 $E)
+	echo "BENCH: kernel $KVER, IOMMU $IOMMU, IOVA guard: $A -> $E (another host bridge)"
+	# Three times: 7 rounds empty, fill, 7 rounds full, free.
+	: >/tmp/g.empty
+	: >/tmp/g.full
+	for c in 1 2 3; do
+		guard_rounds 7
+		cat /tmp/fg.dur >>/tmp/g.empty
+		res=$(p2pt ifill $A 100000 $((ebar - 1)))
+		case $res in
+		allocated=100000*) ;;
+		*) echo "BENCH: IOVA guard: ifill failed ($res): MISSED (not measured)"; return ;;
+		esac
+		guard_rounds 7
+		cat /tmp/fg.dur >>/tmp/g.full
+		fr=$(p2pt ifree $A)
+	done
+	echo "BENCH:   last ifill $A 100000 below E's BAR0: $res; ifree: $fr"
+	cp /tmp/g.empty /tmp/fg.dur
+	echo "BENCH:   empty allocator:"
+	fg_show p2pmap_iova_reserve p2pmap_nl_link_add
+	e_g=$(med p2pmap_iova_reserve) e_l=$(med p2pmap_nl_link_add)
+	cp /tmp/g.full /tmp/fg.dur
+	echo "BENCH:   100,000 live IOVAs:"
+	fg_show p2pmap_iova_reserve p2pmap_nl_link_add
+	f_g=$(med p2pmap_iova_reserve) f_l=$(med p2pmap_nl_link_add)
+	ratio "IOVA guard (p2pmap_iova_reserve), 100000 live IOVAs vs empty" \
+		"$f_g" "$e_g" us 2
+	ratio "link add with the guard, 100000 live IOVAs vs empty" \
+		"$f_l" "$e_l" us 2
+}
+
+if [ "$PART" = iova ]; then
+	bench_iova
+	echo "BENCH: done"
+	exit 0
+fi
+
+# --- the bigbar part ------------------------------------------------------
 
 insmod /modules/p2ptest/p2ptest.ko
 T=$(for d in /sys/bus/pci/drivers/p2ptest-mem/0000:*; do basename $d; done)
@@ -44,4 +251,100 @@ echo "$res $(grep '^8 ' /tmp/mesh.out)" | awk -v rtt="$rtt" '{
 	printf "BENCH: at N=8: unmap %.1f us/link vs %.1f us: ratio %.2f\n", del, unmap, del / unmap
 	printf "BENCH: entries per 64 GiB BAR: p2pmap %s, dma_map_resource %s\n", $NF, ent
 }'
+
+# 1: in-kernel link add against dma_map_resource, same BAR, same boot.
+A=0000:00:10.0 B=0000:00:11.0
+echo "BENCH: link add vs dma_map_resource, in-kernel (function_graph), medians of 50:"
+bench_link "edu BAR0 1 MiB" $A $B 0 10
+set -- $T
+bench_link "BAR2 64 GiB" "$1" "$2" 2 10
+
+# 4 and 3, alternating p2pmap loaded (tracking every function, no links)
+# and not loaded, three times each way:
+# 4: cost per fault through report_iommu_fault(): 100k bursts of A into B's
+#    BAR0 (p2pmap's io_page_fault probe counts them when loaded).
+# 3: DEL_DEVICE (sysfs remove) of every edu and ivshmem function, each
+#    round followed by a rescan (timed too).
+faults() {
+	for r in 1 2 3; do
+		p2pt faulttime $A $(($(bar0 $B) + 0x10)) 100000 read |
+			sed -n 's/.*per_fault_ns=\([0-9]*\).*/\1/p'
+	done
+}
+D=$(for d in /sys/bus/pci/devices/*; do
+	case "$(cat $d/vendor):$(cat $d/device)" in
+	0x1234:0x11e8|0x1af4:0x1110) basename $d ;;
+	esac
+done)
+nd=$(echo $D | wc -w)
+nt=$(ls /sys/kernel/p2pmap/devices | wc -l)
+rmmod p2pmap
+echo "BENCH: faults (bursts of 100000, $A into $B's BAR0) and sysfs remove + rescan of $nd functions (edus, ivshmem), alternating:"
+: >/tmp/f.without
+: >/tmp/f.with
+: >/tmp/rm.without
+: >/tmp/rm.with
+for pass in 1 2 3; do
+	faults >>/tmp/f.without
+	p2pbench remove 3 $D >/tmp/rm.out 2>&1
+	sed "s/^/BENCH:   without p2pmap: /" /tmp/rm.out
+	grep '^round' /tmp/rm.out >>/tmp/rm.without
+	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest,p2ptest-mem
+	faults >>/tmp/f.with
+	p2pbench remove 3 $D >/tmp/rm.out 2>&1
+	sed "s/^/BENCH:   with p2pmap, tracking: /" /tmp/rm.out
+	grep '^round' /tmp/rm.out >>/tmp/rm.with
+	rmmod p2pmap
+done
+# rmed FILE [FIELD]: median of a field (default 1) of FILE's lines.
+rmed() {
+	awk -v f="${2:-1}" '{ print $f }' "$1" | sort -n | awk '{ v[NR] = $1 } END {
+		if (!NR) { print -1; exit }
+		print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# spread FILE FIELD: "min-max" of a field.
+spread() {
+	awk -v f="$2" 'NR == 1 || $f < lo { lo = $f } NR == 1 || $f > hi { hi = $f }
+		END { printf "%s-%s", lo, hi }' "$1"
+}
+fw=$(rmed /tmp/f.with) fo=$(rmed /tmp/f.without)
+echo "BENCH:   report_iommu_fault(), medians of 9 bursts: with p2pmap ($nt devices" \
+	"tracked) $fw ns/fault (bursts $(spread /tmp/f.with 1)), without $fo ns/fault" \
+	"($(spread /tmp/f.without 1)): the probe costs $((fw - fo)) ns/fault"
+ratio "cost per fault, with p2pmap vs without" "$fw" "$fo" ns/fault -
+
+# p2pmap's own share, in the kernel: its bus notifier during one removal
+# of every D, then during the rescan, traced (loaded, tracking, no links).
+NOTIFY="p2pmap_bus_notify p2pmap_dev_leave p2pmap_dev_untrack \
+	p2pmap_dev_track p2pmap_dev_bind p2pmap_fault_index_rebuild \
+	p2pmap_sysfs_dev_add p2pmap_ntf_dev"
+insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest,p2ptest-mem
+fg_start $NOTIFY
+for d in $D; do echo 1 >/sys/bus/pci/devices/$d/remove; done
+fg_stop
+echo "BENCH:   traced: p2pmap's notifier during the removal of the $nd:"
+for f in $NOTIFY; do
+	set -- $(fg_sum $f)
+	[ "$2" -gt 0 ] && echo "BENCH:     $f: $(awk -v t=$1 -v n=$nd 'BEGIN { printf "%.1f", t / n }') us/device, $2 calls"
+done
+rm_notify=$(fg_sum p2pmap_bus_notify | awk -v n=$nd '{ printf "%.1f", $1 / n }')
+fg_start $NOTIFY
+echo 1 >/sys/bus/pci/rescan
+fg_stop
+echo "BENCH:   traced: p2pmap's notifier during the rescan:"
+for f in $NOTIFY; do
+	set -- $(fg_sum $f)
+	[ "$2" -gt 0 ] && echo "BENCH:     $f: $(awk -v t=$1 -v n=$nd 'BEGIN { printf "%.1f", t / n }') us/device, $2 calls"
+done
+rmmod p2pmap
+
+echo "BENCH:   sysfs remove, wall clock: per device, rounds $(spread /tmp/rm.without 4) us without," \
+	"$(spread /tmp/rm.with 4) us with p2pmap (TCG: noisy)"
+ratio "DEL_DEVICE (sysfs remove) per device, wall clock, p2pmap tracking vs not loaded" \
+	"$(rmed /tmp/rm.with 4)" "$(rmed /tmp/rm.without 4)" us 1.1
+rmw=$(rmed /tmp/rm.without 4)
+ratio "DEL_DEVICE per device, not loaded + p2pmap's traced notifier time vs not loaded" \
+	"$(awk -v a="$rmw" -v b="$rm_notify" 'BEGIN { print a + b }')" "$rmw" us 1.1
+ratio "rescan (ADD_DEVICE + bind) per device, p2pmap tracking vs not loaded" \
+	"$(rmed /tmp/rm.with 7)" "$(rmed /tmp/rm.without 7)" us -
 echo "BENCH: done"

@@ -1030,6 +1030,205 @@ static int p2p_cmd_churn(struct p2p_dev *a, struct pci_dev *b,
 
 static int p2p_cmd_probeinfo(char **argv);
 
+/* ==== make bench commands (tests/guest/bench.sh) ======================== */
+
+/*
+ * ifill DEV N LIMIT: N live single-page IOVAs in DEV's DMA API allocator,
+ *	allocated as dma-iommu does (alloc_iova(), size-aligned, top down) at
+ *	or below bus address LIMIT, and kept: nodes in its rbtree with no
+ *	PTEs, as a busy device's mappings are.  "allocated=N lowest=0x...
+ *	highest=0x... ns=T" (T: the whole fill).  They stay across unbind and
+ *	bind of DEV (its default domain stays); ifree them before DEV is
+ *	removed (its domain, and the nodes, go with it).
+ * ifree DEV: give them back (__free_iova()).  "freed=N ns=T"
+ * faulttime A ADDR COUNT read|write: "fault", timed: COUNT calls of
+ *	report_iommu_fault() for A at ADDR.  "reported=N ns=T per_fault_ns=P"
+ */
+#define P2P_MAX_IFILL		1000000
+
+struct p2p_ifill {
+	struct list_head node;
+	struct pci_dev *pdev;		/* referenced */
+	struct iova_domain *iovad;
+	struct iova **v;
+	unsigned int n;
+};
+
+static LIST_HEAD(p2p_ifills);
+
+static struct p2p_ifill *p2p_find_ifill(struct pci_dev *pdev)
+{
+	struct p2p_ifill *f;
+
+	list_for_each_entry(f, &p2p_ifills, node)
+		if (f->pdev == pdev)
+			return f;
+	return NULL;
+}
+
+static void p2p_ifill_free(struct p2p_ifill *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++) {
+		__free_iova(f->iovad, f->v[i]);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	list_del(&f->node);
+	pci_dev_put(f->pdev);
+	kvfree(f->v);
+	kfree(f);
+}
+
+static int p2p_cmd_ifill(char **argv)
+{
+	struct iova_domain *iovad;
+	struct pci_dev *pdev;
+	struct p2p_ifill *f;
+	unsigned long limit;
+	unsigned int n, i;
+	u64 lim, t0, lo = ~0ULL, hi = 0;
+	int ret = -EINVAL;
+
+	if (kstrtouint(argv[2], 0, &n) || !n || n > P2P_MAX_IFILL ||
+	    kstrtou64(argv[3], 0, &lim))
+		return -EINVAL;
+	pdev = p2p_get_pdev(argv[1]);
+	if (IS_ERR_OR_NULL(pdev))
+		return -ENODEV;
+	iovad = p2p_iovad(&pdev->dev);
+	if (!iovad) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	if (p2p_find_ifill(pdev)) {
+		ret = -EEXIST;
+		goto out;
+	}
+	limit = iova_pfn(iovad, lim);
+	ret = -ENOMEM;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		goto out;
+	f->v = kvmalloc_array(n, sizeof(*f->v), GFP_KERNEL);
+	if (!f->v) {
+		kfree(f);
+		goto out;
+	}
+	f->pdev = pci_dev_get(pdev);
+	f->iovad = iovad;
+	list_add_tail(&f->node, &p2p_ifills);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		struct iova *v = alloc_iova(iovad, 1, limit, true);
+
+		if (!v)
+			break;
+		f->v[f->n++] = v;
+		lo = min_t(u64, lo, v->pfn_lo);
+		hi = max_t(u64, hi, v->pfn_hi);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	t0 = ktime_get_ns() - t0;
+	if (f->n < n) {
+		pr_info("ifill: %s: only %u of %u IOVAs below 0x%llx\n",
+			pci_name(pdev), f->n, n, lim);
+		p2p_ifill_free(f);
+		goto out;
+	}
+	scnprintf(p2p_result, sizeof(p2p_result),
+		  "allocated=%u lowest=0x%llx highest=0x%llx ns=%llu\n", f->n,
+		  lo << iova_shift(iovad),
+		  ((hi + 1) << iova_shift(iovad)) - 1, t0);
+	ret = 0;
+out:
+	pci_dev_put(pdev);
+	return ret;
+}
+
+static int p2p_cmd_ifree(char **argv)
+{
+	struct pci_dev *pdev = p2p_get_pdev(argv[1]);
+	struct p2p_ifill *f;
+	unsigned int n;
+	u64 t0;
+
+	if (IS_ERR_OR_NULL(pdev))
+		return -ENODEV;
+	f = p2p_find_ifill(pdev);
+	pci_dev_put(pdev);
+	if (!f)
+		return -ENOENT;
+	n = f->n;
+	t0 = ktime_get_ns();
+	p2p_ifill_free(f);
+	scnprintf(p2p_result, sizeof(p2p_result), "freed=%u ns=%llu\n", n,
+		  ktime_get_ns() - t0);
+	return 0;
+}
+
+static int p2p_cmd_faulttime(char **argv)
+{
+	struct p2p_dev *a = p2p_initiator(argv[1]);
+	struct iommu_domain *dom;
+	u32 count, i;
+	u64 addr, t0;
+	int flags;
+
+	if (!a)
+		return -ENODEV;
+	if (kstrtou64(argv[2], 0, &addr) || kstrtou32(argv[3], 0, &count) ||
+	    !count || count > 10000000)
+		return -EINVAL;
+	if (!strcmp(argv[4], "read"))
+		flags = IOMMU_FAULT_READ;
+	else if (!strcmp(argv[4], "write"))
+		flags = IOMMU_FAULT_WRITE;
+	else
+		return -EINVAL;
+	dom = iommu_get_domain_for_dev(&a->pdev->dev);
+	if (!dom)
+		return -ENODEV;
+	t0 = ktime_get_ns();
+	for (i = 0; i < count; i++) {
+		report_iommu_fault(dom, &a->pdev->dev, addr, flags);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	t0 = ktime_get_ns() - t0;
+	scnprintf(p2p_result, sizeof(p2p_result),
+		  "reported=%u ns=%llu per_fault_ns=%llu\n", count, t0,
+		  div_u64(t0, count));
+	return 0;
+}
+
+/* A bench command: true, and its result in *ret, if argv is one. */
+static bool p2p_bench_cmd(int argc, char **argv, int *ret)
+{
+	if (!strcmp(argv[0], "ifill") && argc == 4)
+		*ret = p2p_cmd_ifill(argv);
+	else if (!strcmp(argv[0], "ifree") && argc == 2)
+		*ret = p2p_cmd_ifree(argv);
+	else if (!strcmp(argv[0], "faulttime") && argc == 5)
+		*ret = p2p_cmd_faulttime(argv);
+	else
+		return false;
+	return true;
+}
+
+/* Module exit: every fill still held goes back. */
+static void p2p_bench_exit(void)
+{
+	struct p2p_ifill *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, &p2p_ifills, node)
+		p2p_ifill_free(f);
+}
+
+/* ==== end of the make bench commands ==================================== */
+
 static bool p2p_pair_verb(const char *verb)
 {
 	static const char * const verbs[] = {
@@ -1088,6 +1287,12 @@ static int p2p_run(char *line)
 		return p2p_cmd_benchmap(argv);
 	if (!strcmp(argv[0], "xlatem") && argc >= 3)
 		return p2p_cmd_xlatem(argc, argv);
+	{	/* make bench */
+		int ret;
+
+		if (p2p_bench_cmd(argc, argv, &ret))
+			return ret;
+	}
 	if (p2p_pair_verb(argv[0]) && argc >= 3)
 		return p2p_cmd_pair(argc, argv);
 	pr_info("unknown command or wrong argument count: '%s'\n", argv[0]);
@@ -1368,6 +1573,7 @@ static void __exit p2p_exit(void)
 	pci_unregister_driver(&p2p_driver);
 	mutex_lock(&p2p_lock);
 	p2p_release_maps(NULL);
+	p2p_bench_exit();	/* make bench */
 	mutex_unlock(&p2p_lock);
 }
 
