@@ -89,7 +89,9 @@ MODAREA="0xffffffffa0000000 0xffffffffff000000"
 
 echo clear >$DBG/kmemleak 2>/dev/null
 for m in $(cat /modules/vfio/order 2>/dev/null); do insmod /modules/vfio/$m; done
-insmod /modules/p2ptest/p2ptest.ko
+# Without the GPU-like allocation at probe: the walks are about p2pmap's
+# own allocations failing (early.sh covers the IOVA layout).
+insmod /modules/p2ptest/p2ptest.ko probe_dma_mib=0
 dmesg -c >>$KLOG
 
 load() { insmod $KO drivers=p2ptest "$@"; }
@@ -130,7 +132,9 @@ bad() { BAD="$BAD; $*"; }
 # link_consistent A T [BAR]: p2pmap's view (/sys/kernel/p2pmap, and the
 # netlink dump when NETLINK=1: an exec of the CLI costs seconds under KASAN
 # and TCG, so once per walk) agrees with the IOMMU's, and a reservation
-# exists exactly while the link is mapped.  Sets ST.
+# exists while the link is mapped (one node: the range's own or a piece of
+# the window reserved early), at most that one otherwise (reservations
+# outlive mappings while the initiator is bound).  Sets ST.
 NETLINK=0
 link_consistent() {
 	bar=${3:-$TBAR}
@@ -147,9 +151,9 @@ link_consistent() {
 	fi
 	if [ $HAVE_NODES = 1 ]; then
 		nd=$(nodes $1 $bar)
-		want=nodes=0
+		want='nodes=[01]'
 		[ "$ST" = mapped ] && want=nodes=1
-		[ "$nd" = $want ] || bad "reservation: $nd in $bar, want $want"
+		case $nd in $want) ;; *) bad "reservation: $nd in $bar, want $want" ;; esac
 	fi
 }
 

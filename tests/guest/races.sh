@@ -36,8 +36,8 @@ W=/tmp/race
 rm -rf $W
 mkdir -p $W
 
-insmod /modules/p2ptest/p2ptest.ko
-insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest	# boot order: before
+insmod /modules/p2ptest/p2ptest.ko			# the GPU-like driver
 
 # rnd N: R = a pseudo-random number in 0..N-1 (an LCG per worker).
 rnd() {
@@ -327,10 +327,13 @@ for a in $EALL; do for b in $EALL; do
 done; done
 expect "p2pmap's view equals the IOMMU's for all $n ordered pairs, every bound link mapped" "$VIOL" 0
 
-# Reservations: a target's BAR range holds a node in the initiator's DMA
-# API allocator (p2ptest nodes) only while a link maps it, across host
-# bridges; under the same host bridge the kernel itself reserved the
-# window.  Skipped while p2ptest has no "nodes" command.
+# Reservations: across host bridges, a target's BAR range holds exactly one
+# node in the initiator's DMA API allocator (p2ptest nodes) while a link
+# maps it (p2pmap's: the BAR's own, or the piece of the other bridge's
+# window reserved before the driver probed), and at most that one
+# otherwise (reservations outlive mappings while the initiator is bound);
+# none is left after rmmod.  Under the same host bridge the kernel itself
+# reserved the window.
 bridge() { readlink -f /sys/bus/pci/devices/$1 | cut -d/ -f4; }
 nodes_in() { p2pt nodes "$1" "$(bar0 "$2")" 0x100000 | head -1; }
 HAVE_NODES=0
@@ -339,13 +342,13 @@ if echo "nodes 0000:00:10.0 0x0 0x1000" >"$CTL" 2>/dev/null; then
 	bad=0
 	for a in $EALL; do for b in $EALL; do
 		[ $a = $b ] || [ "$(bridge $a)" = "$(bridge $b)" ] && continue
-		want=nodes=0
+		want='nodes=[01]'
 		[ "$(awk -v k="$a>$b" '$1 == k { print $2 }' $W/links)" = mapped ] &&
 			want=nodes=1
 		got=$(nodes_in $a $b)
-		[ "$got" = $want ] || { bad=$((bad + 1)); echo "# RESERVATION $a in $b's BAR: $got, want $want"; }
+		case $got in $want) ;; *) bad=$((bad + 1)); echo "# RESERVATION $a in $b's BAR: $got, want $want" ;; esac
 	done; done
-	expect "a reservation in another host bridge's BAR exactly for each mapped link" "$bad" 0
+	expect "one reservation in another host bridge's BAR for each mapped link, at most one otherwise" "$bad" 0
 else
 	echo "# skip reservation-leak check: p2ptest has no 'nodes' command yet"
 fi
