@@ -122,7 +122,7 @@ st_nl() { p2pmap status 2>/dev/null | awk -v a="$1" -v b="$2" '$1 == a && $3 == 
 st_fs() { cat /sys/kernel/p2pmap/links/$1-$2/state 2>/dev/null; }
 xl() { p2pt xlate $1 $2; }			# 0x0: untranslated
 num() { printf '%d' "$1" 2>/dev/null || echo "?$1"; }	# hex, without $(( )): a bad word would end the shell
-nodes() { p2pt nodes $1 $2 0x100000 | head -1; }	# nodes=N
+nodes() { p2pt nodes $1 $2 0x100000 | cut -d' ' -f1; }	# nodes=N
 tracked() { [ -e /sys/kernel/p2pmap/devices/$1 ]; }
 
 # BAD WHY: one inconsistency of this step.

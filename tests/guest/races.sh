@@ -335,7 +335,7 @@ expect "p2pmap's view equals the IOMMU's for all $n ordered pairs, every bound l
 # none is left after rmmod.  Under the same host bridge the kernel itself
 # reserved the window.
 bridge() { readlink -f /sys/bus/pci/devices/$1 | cut -d/ -f4; }
-nodes_in() { p2pt nodes "$1" "$(bar0 "$2")" 0x100000 | head -1; }
+nodes_in() { p2pt nodes "$1" "$(bar0 "$2")" 0x100000 | cut -d' ' -f1; }
 HAVE_NODES=0
 if echo "nodes 0000:00:10.0 0x0 0x1000" >"$CTL" 2>/dev/null; then
 	HAVE_NODES=1
