@@ -14,7 +14,6 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=$top/build/trixie
-mirror=${P2PMAP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 log=$top/build/logs/newer-kernel.log
 mkdir -p "$top/build/logs"
 : >"$log"
@@ -45,6 +44,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 
+# The Debian archive this machine's apt uses (no host name in the project).
+mirror=${P2PMAP_DEBIAN_MIRROR:-$("$top/tests/debian-mirror.sh")} ||
+	bail "no Debian archive in /etc/apt/sources.list.d (set P2PMAP_DEBIAN_MIRROR)"
 start=$SECONDS
 if [ ! -e "$root/.p2pmap-debootstrap" ]; then
 	# A half-made chroot: start again, unless something is mounted in it.

@@ -56,6 +56,7 @@ count "[unit]" < <(make -s -C "$top/user" test 2>&1)
 count "[verify]" < <("$top/tests/verify/run.sh" 2>&1)
 count "[man]" < <("$top/tests/man/run.sh" 2>&1)
 count "[reports]" < <("$top/tests/vm/report-check.sh" 2>&1)
+count "[mirror]" < <("$top/tests/mirror-check.sh" 2>&1)
 
 kernels=$("$top/tests/kernels.sh")
 for series in 6.1. 6.12.; do
