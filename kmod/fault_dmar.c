@@ -15,7 +15,7 @@
 #include "p2pmap.h"
 
 static bool dmar_log = true;
-module_param(dmar_log, bool, 0444);
+module_param_cb(dmar_log, &p2pmap_param_ops_bool, &dmar_log, 0444);
 MODULE_PARM_DESC(dmar_log,
 		 "count VT-d faults from the kernel's DMAR fault log (lower bounds)");
 

@@ -37,7 +37,8 @@
 
 #ifdef P2PMAP_DEBUG
 static bool debug_skip_iova_guard;
-module_param(debug_skip_iova_guard, bool, 0644);
+module_param_cb(debug_skip_iova_guard, &p2pmap_param_ops_bool,
+		&debug_skip_iova_guard, 0644);
 MODULE_PARM_DESC(debug_skip_iova_guard,
 		 "DEBUG BUILDS ONLY: map without reserving the IOVA range (proves the collision test can fail)");
 #else

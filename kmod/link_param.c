@@ -9,67 +9,77 @@
 #include <linux/string.h>
 #include "p2pmap.h"
 
-static char *links;
-module_param(links, charp, 0444);
+static const char links_dflt[] = "";
+static const char *links = links_dflt;
+static struct p2pmap_param_str links_param = { &links, links_dflt, true };
+module_param_cb(links, &p2pmap_param_ops_str, &links_param, 0444);
 MODULE_PARM_DESC(links,
-		 "links to configure at load: INITIATOR>TARGET[/BARMASK],... (PCI addresses DDDD:BB:DD.F)");
+		 "links to configure at load: INITIATOR>TARGET[/BARMASK],... (PCI addresses [DDDD:]BB:DD.F; given again: added)");
 
-static int p2pmap_link_param_one(char *entry)
+/*
+ * One entry, "A>B[/MASK]".  Returns NULL when it was used (or was a
+ * duplicate), else why it was skipped.
+ */
+static const char *p2pmap_link_param_one(char *entry)
 {
 	char *target = strchr(entry, '>');
+	char a[P2PMAP_ADDR_LEN], b[P2PMAP_ADDR_LEN];
 	char *mask_s;
-	unsigned int bus, devfn;
-	int domain;
 	u32 mask = P2PMAP_BAR_MASK_DEFAULT;
 
 	if (!target)
-		return -EINVAL;
+		return "expected INITIATOR>TARGET[/BARMASK]";
 	*target++ = '\0';
 	mask_s = strchr(target, '/');
 	if (mask_s) {
 		*mask_s++ = '\0';
 		if (kstrtou32(mask_s, 0, &mask) || !mask ||
 		    mask & ~P2PMAP_BAR_MASK_ALL)
-			return -EINVAL;
+			return "the BAR mask is not a non-zero mask of BARs 0-5";
 	}
-	if (p2pmap_addr_parse(entry, &domain, &bus, &devfn) ||
-	    p2pmap_addr_parse(target, &domain, &bus, &devfn) ||
-	    !strcmp(entry, target))
-		return -EINVAL;
-	if (p2pmap_link_find(entry, target)) {
-		pr_warn("links: %s>%s given twice, ignored\n", entry, target);
-		return 0;
+	if (p2pmap_addr_parse_any(strim(entry), a))
+		return "the initiator is not a PCI address [DDDD:]BB:DD.F";
+	if (p2pmap_addr_parse_any(strim(target), b))
+		return "the target is not a PCI address [DDDD:]BB:DD.F";
+	if (!strcmp(a, b))
+		return "initiator and target are the same device";
+	if (p2pmap_link_find(a, b)) {
+		pr_warn("links: %s>%s given twice, ignored\n", a, b);
+		return NULL;
 	}
-	return p2pmap_link_create(entry, target, mask) ? 0 : -ENOMEM;
+	return p2pmap_link_create(a, b, mask) ? NULL : "out of memory";
 }
 
-/* Called at init, before any device is tracked: every link starts pending. */
-int p2pmap_links_param_apply(void)
+/*
+ * Called at init, before any device is tracked: every link starts pending.
+ * A bad entry is skipped and reported (param_report.c); the good ones are
+ * used, so one typo cannot leave a host without any link.
+ */
+void p2pmap_links_param_apply(void)
 {
 	char *buf, *cur, *entry;
-	int err = 0;
+	char given[65];		/* the entry as given: parsing cuts it */
+	const char *why;
 
 	if (!links || !*links)
-		return 0;
+		return;
 	buf = kstrdup(links, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
+	if (!buf) {
+		p2pmap_param_problem("links: out of memory, no link configured");
+		return;
+	}
 	cur = buf;
 	mutex_lock(&p2pmap_lock);
 	while ((entry = strsep(&cur, ",")) != NULL) {
 		entry = strim(entry);
 		if (!*entry)
 			continue;
-		err = p2pmap_link_param_one(entry);
-		if (err) {
-			pr_err("links: cannot use \"%s\" (%d): expected INITIATOR>TARGET[/BARMASK]\n",
-			       entry, err);
-			break;
-		}
+		strscpy(given, entry, sizeof(given));
+		why = p2pmap_link_param_one(entry);
+		if (why)
+			p2pmap_param_problem("links: \"%s\" skipped: %s",
+					     given, why);
 	}
-	if (err)
-		p2pmap_links_destroy_all();
 	mutex_unlock(&p2pmap_lock);
 	kfree(buf);
-	return err;
 }

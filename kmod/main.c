@@ -33,18 +33,16 @@ static int __init p2pmap_init(void)
 {
 	int err;
 
-	err = p2pmap_policy_init();
-	if (err)
-		return err;
+	/* Bad parameters are skipped and reported, never fatal. */
+	p2pmap_policy_init();
+	p2pmap_reserve_param_check();
 	err = p2pmap_faults_init();
 	if (err)
 		return err;
 	err = p2pmap_sysfs_init();
 	if (err)
 		goto err_faults;
-	err = p2pmap_links_param_apply();
-	if (err)
-		goto err_sysfs;
+	p2pmap_links_param_apply();
 	err = p2pmap_notifier_register();
 	if (err)
 		goto err_links;

@@ -24,7 +24,11 @@ int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, P2PMAP_A_INFO_UNMAP_SHORT, p2pmap_unmap_short) ||
 	    nla_put_u64_64bit(msg, P2PMAP_A_INFO_WINDOWS_RESERVED,
 			      p2pmap_windows_reserved_bytes(),
-			      P2PMAP_A_INFO_PAD)) {
+			      P2PMAP_A_INFO_PAD) ||
+	    nla_put_u32(msg, P2PMAP_A_INFO_PARAM_ERRORS, p2pmap_param_errors) ||
+	    (p2pmap_param_errors &&
+	     nla_put_string(msg, P2PMAP_A_INFO_PARAM_ERROR,
+			    p2pmap_param_error))) {
 		mutex_unlock(&p2pmap_lock);
 		goto nomem;
 	}

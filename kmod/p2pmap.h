@@ -13,6 +13,7 @@
 #include <linux/atomic.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/pci.h>
@@ -131,7 +132,22 @@ struct p2pmap_link {
 /* addr.c */
 int p2pmap_addr_parse(const char *s, int *domain, unsigned int *bus,
 		      unsigned int *devfn);
+int p2pmap_addr_parse_any(const char *s, char out[P2PMAP_ADDR_LEN]);
 void p2pmap_addr_format(struct pci_dev *pdev, char *buf);
+
+/* param.c: parameters that never fail a load */
+#define P2PMAP_PARAM_ERROR_LEN 200	/* the CLI reads up to 256 */
+extern u32 p2pmap_param_errors;
+extern char p2pmap_param_error[P2PMAP_PARAM_ERROR_LEN];
+__printf(1, 2) void p2pmap_param_problem(const char *fmt, ...);
+struct p2pmap_param_str {
+	const char **val;
+	const char *dflt;	/* *val's initial value, never freed */
+	bool list;		/* given again: appended after a comma */
+};
+
+extern const struct kernel_param_ops p2pmap_param_ops_str;
+extern const struct kernel_param_ops p2pmap_param_ops_bool;
 
 /* device.c */
 struct p2pmap_dev *p2pmap_dev_find(const char *addr);
@@ -167,7 +183,7 @@ u64 p2pmap_link_mapped_bytes(const struct p2pmap_link *link);
 const char *p2pmap_link_state_name(enum p2pmap_link_state state);
 
 /* link_param.c: links configured at load time */
-int p2pmap_links_param_apply(void);
+void p2pmap_links_param_apply(void);
 
 /* map.c: where a mapping is made */
 int p2pmap_link_map(struct p2pmap_link *link, struct p2pmap_dev *init,
@@ -194,6 +210,7 @@ unsigned int p2pmap_ranges_reserved(void);
 
 /* reserve.c: other host bridges' windows, reserved before a driver probes */
 unsigned int p2pmap_reserve_windows(struct p2pmap_dev *dev);
+void p2pmap_reserve_param_check(void);
 u64 p2pmap_windows_reserved_bytes(void);
 struct p2pmap_range *p2pmap_window_covering(struct iommu_domain *domain,
 					    u64 iova, u64 size);
@@ -265,7 +282,7 @@ struct p2pmap_policy {
 };
 
 extern struct p2pmap_policy p2pmap_policy;
-int p2pmap_policy_init(void);
+void p2pmap_policy_init(void);
 int p2pmap_policy_list_valid(enum p2pmap_policy_list kind, const char *s);
 bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why);
 bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev,

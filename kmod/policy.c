@@ -12,17 +12,25 @@
 #include <linux/string.h>
 #include "p2pmap.h"
 
-static char *drivers = "nvidia";
-module_param(drivers, charp, 0444);
+static const char drivers_dflt[] = "nvidia";
+static const char *drivers = drivers_dflt;
+static struct p2pmap_param_str drivers_param = { &drivers, drivers_dflt };
+module_param_cb(drivers, &p2pmap_param_ops_str, &drivers_param, 0444);
 MODULE_PARM_DESC(drivers, "driver allowlist, comma-separated (default nvidia)");
-static char *vendors = "";
-module_param(vendors, charp, 0444);
+static const char vendors_dflt[] = "";
+static const char *vendors = vendors_dflt;
+static struct p2pmap_param_str vendors_param = { &vendors, vendors_dflt };
+module_param_cb(vendors, &p2pmap_param_ops_str, &vendors_param, 0444);
 MODULE_PARM_DESC(vendors, "admit only these PCI vendor ids, e.g. 10de (default any)");
-static char *classes = "";
-module_param(classes, charp, 0444);
+static const char classes_dflt[] = "";
+static const char *classes = classes_dflt;
+static struct p2pmap_param_str classes_param = { &classes, classes_dflt };
+module_param_cb(classes, &p2pmap_param_ops_str, &classes_param, 0444);
 MODULE_PARM_DESC(classes, "admit only these class code prefixes, e.g. 0302 (default any)");
-static char *numa_nodes = "";
-module_param(numa_nodes, charp, 0444);
+static const char numa_nodes_dflt[] = "";
+static const char *numa_nodes = numa_nodes_dflt;
+static struct p2pmap_param_str numa_nodes_param = { &numa_nodes, numa_nodes_dflt };
+module_param_cb(numa_nodes, &p2pmap_param_ops_str, &numa_nodes_param, 0444);
 MODULE_PARM_DESC(numa_nodes, "admit only devices on these NUMA nodes, e.g. 0 (default any)");
 
 struct p2pmap_policy p2pmap_policy;
@@ -145,22 +153,43 @@ bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev, const char **why)
 	return true;
 }
 
-/* The module parameters become the initial policy. */
-int p2pmap_policy_init(void)
+/*
+ * The module parameters become the initial policy.  A malformed one must
+ * not admit more than intended, and must not stop the module from loading
+ * (param_report.c): the module then admits nothing until a valid policy is
+ * set over netlink.
+ */
+void p2pmap_policy_init(void)
 {
+	static const struct {
+		enum p2pmap_policy_list kind;
+		const char *name;
+		const char **val;
+	} params[] = {
+		{ P2PMAP_POLICY_DRIVERS, "drivers", &drivers },
+		{ P2PMAP_POLICY_VENDORS, "vendors", &vendors },
+		{ P2PMAP_POLICY_CLASSES, "classes", &classes },
+		{ P2PMAP_POLICY_NUMA, "numa_nodes", &numa_nodes },
+	};
 	struct p2pmap_policy *p = &p2pmap_policy;
+	bool bad = false;
+	int i;
 
-	if (p2pmap_policy_list_valid(P2PMAP_POLICY_DRIVERS, drivers) ||
-	    p2pmap_policy_list_valid(P2PMAP_POLICY_VENDORS, vendors) ||
-	    p2pmap_policy_list_valid(P2PMAP_POLICY_CLASSES, classes) ||
-	    p2pmap_policy_list_valid(P2PMAP_POLICY_NUMA, numa_nodes)) {
-		pr_err("malformed policy parameter: drivers=\"%s\" vendors=\"%s\" classes=\"%s\" numa_nodes=\"%s\"\n",
-		       drivers, vendors, classes, numa_nodes);
-		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		if (!p2pmap_policy_list_valid(params[i].kind, *params[i].val))
+			continue;
+		p2pmap_param_problem("%s=\"%.64s\" is malformed: %s",
+				     params[i].name, *params[i].val,
+				     "admitting no device until a policy is set");
+		bad = true;
+	}
+	if (bad) {
+		/* An empty driver allowlist admits no device. */
+		memset(p, 0, sizeof(*p));
+		return;
 	}
 	strscpy(p->drivers, drivers, sizeof(p->drivers));
 	strscpy(p->vendors, vendors, sizeof(p->vendors));
 	strscpy(p->classes, classes, sizeof(p->classes));
 	strscpy(p->numa_nodes, numa_nodes, sizeof(p->numa_nodes));
-	return 0;
 }

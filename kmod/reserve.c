@@ -26,19 +26,24 @@
 #include <linux/slab.h>
 #include "p2pmap.h"
 
-static char *reserve = "windows";
-module_param(reserve, charp, 0444);
+static const char reserve_dflt[] = "windows";
+static const char *reserve = reserve_dflt;
+static struct p2pmap_param_str reserve_param = { &reserve, reserve_dflt };
+module_param_cb(reserve, &p2pmap_param_ops_str, &reserve_param, 0444);
 MODULE_PARM_DESC(reserve,
 		 "before an admitted device's driver probes, reserve in its DMA API allocator: windows (default: every other PCI host bridge's memory windows) or none");
 
 static bool p2pmap_reserve_on(void)
 {
-	if (!strcmp(reserve, "none"))
-		return false;
-	if (strcmp(reserve, "windows"))
-		pr_warn_once("reserve=%s is neither windows nor none: using windows\n",
-			     reserve);
-	return true;
+	return strcmp(reserve, "none");
+}
+
+/* At init: anything but "none" reserves (the safe side), said if odd. */
+void p2pmap_reserve_param_check(void)
+{
+	if (strcmp(reserve, "none") && strcmp(reserve, "windows"))
+		p2pmap_param_problem("reserve=\"%.32s\" is neither windows nor none: using windows",
+				     reserve);
 }
 
 struct p2pmap_range *p2pmap_window_covering(struct iommu_domain *domain,

@@ -14,7 +14,8 @@ unsigned int p2pmap_unmap_short;
 
 #ifdef P2PMAP_DEBUG
 static bool debug_unmap_short;
-module_param(debug_unmap_short, bool, 0644);
+module_param_cb(debug_unmap_short, &p2pmap_param_ops_bool,
+		&debug_unmap_short, 0644);
 MODULE_PARM_DESC(debug_unmap_short,
 		 "DEBUG BUILDS ONLY: make every unmap come back short (iommu_unmap() is not called)");
 #else

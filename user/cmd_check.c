@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * p2pmap check: exit 0 when every configured link is mapped or native and
- * no pair faults; otherwise 1, with a line per problem (report.c).
+ * no pair faults and the module took all its parameters; otherwise 1, with
+ * a line per problem (report.c).
  */
 #include <stdio.h>
 
 #include "cmd.h"
 #include "dev.h"
+#include "info.h"
 #include "link.h"
 #include "report.h"
 #include "snapshot.h"
@@ -15,6 +17,7 @@ int cmd_check(int argc, char **argv)
 {
 	struct p2pmap_link_list links = { 0 };
 	struct p2pmap_dev_list devs = { 0 };
+	struct p2pmap_info info;
 	struct p2pmap_nl nl;
 	int ret = EXIT_RUNTIME;
 	const char *op;
@@ -27,9 +30,10 @@ int cmd_check(int argc, char **argv)
 	if (pnl_open_required(&nl))
 		return EXIT_RUNTIME;
 
-	if (snapshot_read(&nl, &links, &devs, &op))
+	if (snapshot_read(&nl, &links, &devs, &op) ||
+	    (op = "info", info_get(&nl, &info)))
 		pnl_perror(&nl.error, op);
-	else if (check_run(stdout, devs.devs, devs.n, links.links,
+	else if (check_run(stdout, &info, devs.devs, devs.n, links.links,
 			   links.n) == 0)
 		ret = EXIT_OK;
 

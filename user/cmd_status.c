@@ -10,6 +10,7 @@
 #include "dev.h"
 #include "format.h"
 #include "format_json.h"
+#include "info.h"
 #include "link.h"
 #include "snapshot.h"
 
@@ -18,6 +19,7 @@ int cmd_status(int argc, char **argv)
 	struct p2pmap_link_list links = { 0 };
 	struct p2pmap_dev_list devs = { 0 };
 	struct p2p_report report;
+	struct p2pmap_info info;
 	struct p2pmap_nl nl;
 	const char *op;
 	bool json = false;
@@ -33,10 +35,12 @@ int cmd_status(int argc, char **argv)
 	if (pnl_open_required(&nl))
 		return EXIT_RUNTIME;
 
-	if (snapshot_read(&nl, &links, &devs, &op)) {
+	/* INFO after the snapshot: only its parameter problems are used. */
+	if (snapshot_read(&nl, &links, &devs, &op) ||
+	    (op = "info", info_get(&nl, &info))) {
 		pnl_perror(&nl.error, op);
 		ret = EXIT_RUNTIME;
-	} else if (report_build(&report, devs.devs, devs.n, links.links,
+	} else if (report_build(&report, &info, devs.devs, devs.n, links.links,
 				links.n)) {
 		fprintf(stderr, "p2pmap: out of memory\n");
 		ret = EXIT_RUNTIME;

@@ -234,8 +234,12 @@ void format_report(FILE *f, const struct p2p_report *r)
 	char label[24];
 	size_t i, j;
 
-	if (!r->ndevs)
+	if (!r->ndevs) {
+		/* No link, no matrix; a parameter problem is still said. */
+		if (r->param_errors)
+			fprintf(f, "verdict: %s\n", r->verdict ? r->verdict : "?");
 		return;
+	}
 	fprintf(f, "P2P matrix (rows: initiator, columns: target)\n");
 	fprintf(f, "%*s", REPORT_COL, "");
 	for (j = 0; j < r->ndevs; j++) {
@@ -397,6 +401,12 @@ void format_info(FILE *f, const struct p2pmap_info *info)
 	if (info->has_windows_reserved)
 		fprintf(f, "other host bridges' windows reserved: %" PRIu64
 			" bytes\n", info->windows_reserved);
+	if (info->has_param_errors)
+		fprintf(f, "module parameter problems at load: %" PRIu32 "%s%s%s\n",
+			info->param_errors,
+			info->param_errors ? " (PROBLEM: skipped, see dmesg; first: " : "",
+			info->param_errors ? info->param_error : "",
+			info->param_errors ? ")" : "");
 }
 
 void format_policy(FILE *f, const struct p2pmap_policy *p)

@@ -386,6 +386,16 @@ void json_info(FILE *f, const struct p2pmap_info *info)
 		json_u64(&j, info->windows_reserved);
 	else
 		json_null(&j);
+	json_key(&j, "param_errors");
+	if (info->has_param_errors)
+		json_u64(&j, info->param_errors);
+	else
+		json_null(&j);
+	json_key(&j, "param_error");
+	if (info->param_error[0])
+		json_str(&j, info->param_error);
+	else
+		json_null(&j);
 	json_obj_end(&j);
 	fputc('\n', f);
 }

@@ -36,6 +36,14 @@ int info_parse_attrs(struct nlattr *head, int len, struct p2pmap_info *info)
 			info->has_windows_reserved |=
 				pnl_attr_u64(a, &info->windows_reserved);
 			break;
+		case P2PMAP_A_INFO_PARAM_ERRORS:
+			info->has_param_errors |=
+				pnl_attr_u32(a, &info->param_errors);
+			break;
+		case P2PMAP_A_INFO_PARAM_ERROR:
+			pnl_attr_str(a, info->param_error,
+				     sizeof(info->param_error));
+			break;
 		}
 	}
 	return 0;

@@ -123,6 +123,9 @@ struct p2pmap_info {
 	uint32_t unmap_short;		/* unmaps that came back short */
 	bool has_windows_reserved;
 	uint64_t windows_reserved;	/* bytes, other bridges' windows */
+	bool has_param_errors;
+	uint32_t param_errors;		/* module parameter parts skipped */
+	char param_error[P2PMAP_REASON_LEN];	/* the first, "" if none */
 };
 
 /*

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The matrix, the faulting pairs and the verdict of status and check. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,7 +187,7 @@ static int build_verdict(struct p2p_report *r,
 
 	if (!f)
 		return -ENOMEM;
-	r->ok = r->nlinks && !r->nfaulting &&
+	r->ok = r->nlinks && !r->nfaulting && !r->param_errors &&
 		r->nmapped + r->nnative == r->nlinks;
 	if (r->ok) {
 		fprintf(f, "OK, all %zu configured direction%s mapped",
@@ -196,7 +197,16 @@ static int build_verdict(struct p2p_report *r,
 		fprintf(f, ", no faults");
 	} else {
 		fprintf(f, "PROBLEM, ");
+		if (r->param_errors) {
+			fprintf(f, "module parameters: %" PRIu32
+				" part%s skipped at load (first: %s)",
+				r->param_errors, r->param_errors == 1 ? "" : "s",
+				r->param_error);
+			first = false;
+		}
 		if (!r->nlinks) {
+			if (!first)
+				fprintf(f, "; ");
 			fprintf(f, "no links configured");
 			first = false;
 		}
@@ -214,7 +224,7 @@ static int build_verdict(struct p2p_report *r,
 	return fclose(f) ? -ENOMEM : 0;
 }
 
-int report_build(struct p2p_report *r,
+int report_build(struct p2p_report *r, const struct p2pmap_info *info,
 		 const struct p2pmap_dev *devs, size_t ndevs,
 		 const struct p2pmap_link *links, size_t nlinks)
 {
@@ -223,6 +233,10 @@ int report_build(struct p2p_report *r,
 	const struct pair_fault *pf;
 
 	memset(r, 0, sizeof(*r));
+	if (info && info->has_param_errors && info->param_errors) {
+		r->param_errors = info->param_errors;
+		r->param_error = info->param_error;
+	}
 	for (i = 0; i < ndevs; i++) {
 		for (p = 0; p < devs[i].npeers && p < P2PMAP_MAX_PEERS; p++)
 			if (add_pair(r, &pcap, devs[i].addr,
@@ -306,7 +320,8 @@ void report_free(struct p2p_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int check_run(FILE *f, const struct p2pmap_dev *devs, size_t ndevs,
+int check_run(FILE *f, const struct p2pmap_info *info,
+	      const struct p2pmap_dev *devs, size_t ndevs,
 	      const struct p2pmap_link *links, size_t nlinks)
 {
 	struct p2p_report r;
@@ -314,11 +329,18 @@ int check_run(FILE *f, const struct p2pmap_dev *devs, size_t ndevs,
 	int problems = 0;
 	size_t i;
 
+	if (info && info->has_param_errors && info->param_errors) {
+		fprintf(f, "module parameters: %" PRIu32
+			" part%s skipped at load, see dmesg (first: %s)\n",
+			info->param_errors, info->param_errors == 1 ? "" : "s",
+			info->param_error);
+		problems++;
+	}
 	if (!nlinks) {
 		fprintf(f, "check: FAILED (no links configured)\n");
 		return -1;
 	}
-	if (report_build(&r, devs, ndevs, links, nlinks)) {
+	if (report_build(&r, info, devs, ndevs, links, nlinks)) {
 		fprintf(f, "check: FAILED (out of memory)\n");
 		return -1;
 	}

@@ -66,6 +66,9 @@ struct p2p_report {
 	size_t nlinks, nmapped, nnative, npending, nblocked, nerror, nunknown;
 	size_t nfaulting;
 
+	uint32_t param_errors;		/* module parameter parts skipped */
+	const char *param_error;	/* the first (points into info) */
+
 	bool ok;			/* the verdict */
 	char *verdict;			/* "OK, all 2 configured ...", or
 					 * "PROBLEM, faulting: A -> B; ..." */
@@ -77,7 +80,7 @@ struct p2p_report {
  * larger count wins (the two dumps are not one snapshot, and counters only
  * grow between resets).  Returns 0 or -ENOMEM.
  */
-int report_build(struct p2p_report *r,
+int report_build(struct p2p_report *r, const struct p2pmap_info *info,
 		 const struct p2pmap_dev *devs, size_t ndevs,
 		 const struct p2pmap_link *links, size_t nlinks);
 void report_free(struct p2p_report *r);
@@ -95,9 +98,11 @@ const struct pair_fault *report_pair(const struct p2p_report *r,
  * with "other" faults, then "check: OK" or "check: FAILED (N problems)".
  * A problem is a link neither mapped nor native, or a pair with faults
  * (configured or not); no links at all fails as "check: FAILED (no links
- * configured)".  Returns the number of problems, -1 for no links.
+ * configured)".  Module parameters skipped at load (@info, may be NULL)
+ * are a problem too.  Returns the number of problems, -1 for no links.
  */
-int check_run(FILE *f, const struct p2pmap_dev *devs, size_t ndevs,
+int check_run(FILE *f, const struct p2pmap_info *info,
+	      const struct p2pmap_dev *devs, size_t ndevs,
 	      const struct p2pmap_link *links, size_t nlinks);
 
 #endif /* P2PMAP_REPORT_H */

@@ -181,8 +181,50 @@ fi
 
 # --- boot-time links: the "links" parameter, before any driver binds.
 rmmod p2ptest
-check "p2pmap refuses a malformed links parameter" \
-	sh -c "! insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest 'links=$A>zz' 2>/dev/null"
+# A bad parameter never stops the load (modprobe would then load the GPU
+# driver with nothing mapped): the bad part is skipped, logged, reported.
+KO=/modules/p2pmap/p2pmap.ko
+check "a malformed links entry: p2pmap loads anyway" \
+	insmod $KO drivers=p2ptest "links=$A>zz,${B#0000:}>0000${A},$A>0000:0A:00.0"
+expect "... the good entries are used (short form, upper case)" \
+	"$(link_state $B $A) $(link_state $A 0000:0a:00.0)" "pending pending"
+check "... info names the skipped entry" sh -c \
+	"p2pmap info | grep -q 'module parameter problems at load: 1 .*links: \"$A>zz\" skipped'"
+check "... status says PROBLEM" sh -c \
+	"p2pmap status | grep -q '^verdict: PROBLEM, module parameters: 1 part skipped at load'"
+check "... check fails" sh -c "! p2pmap check >/dev/null"
+check "... the kernel log names it" sh -c \
+	"dmesg | grep -q 'p2pmap: links: \"$A>zz\" skipped: the target is not a PCI address'"
+rmmod p2pmap
+check "a malformed policy parameter: p2pmap loads anyway" \
+	insmod $KO drivers=p2ptest vendors=1b36x "links=$A>$B"
+insmod /modules/p2ptest/p2ptest.ko
+expect "... and admits nothing (the link is blocked)" "$(link_state $A $B)" blocked
+expect "... nothing is mapped" "$(p2pt xlate $A "$(bar0 $B)")" 0x0
+check "... status names the parameter" sh -c \
+	"p2pmap status | grep -q 'vendors=\"1b36x\" is malformed: admitting no device'"
+rmmod p2ptest
+rmmod p2pmap
+check "no value, a bool that is not one, an odd reserve=: p2pmap loads" \
+	insmod $KO drivers=p2ptest links dmar_log=maybe reserve=all
+check "... two problems reported (no value is \"\")" sh -c \
+	"p2pmap info | grep -q 'module parameter problems at load: 2 '"
+check "... a bad bool keeps its default" \
+	grep -qx Y /sys/module/p2pmap/parameters/dmar_log
+rmmod p2pmap
+# An 8-GPU mesh is 56 links: longer than the 1024 bytes of a plain charp.
+mesh=$(i=1 sep=; while [ $i -le 56 ]; do
+	printf '%s0000:%02x:00.0>0000:%02x:01.0' "$sep" $i $i; sep=, i=$((i + 1))
+done)
+check "a links= longer than 1024 bytes (${#mesh}) loads" \
+	insmod $KO drivers=p2ptest "links=$mesh"
+expect "... with all its links" "$(links_in pending)" 56
+rmmod p2pmap
+check "links= given twice: both are used" \
+	insmod $KO drivers=p2ptest "links=$A>$B" "links=$B>$A"
+expect "... both pending" "$(links_in pending)" 2
+expect "... no problem" "$(p2pmap info | grep -c 'problems at load: 0')" 1
+rmmod p2pmap
 check "p2pmap loads with links naming an absent device" \
 	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest "links=$A>$B,$B>$A/0x1,$A>0000:09:00.0"
 expect "boot link A->B waits for drivers" "$(link_state $A $B)" pending

@@ -123,6 +123,9 @@ expect "config show prints the file" "$(p2pmap config show --file /tmp/p2pmap.co
 	"$(cat /tmp/p2pmap.conf)"
 # A device named in the configuration that this host does not have.
 sed -i "s/links=/links=$A>0000:09:00.0,/" /tmp/p2pmap.conf
+# One typo, and A->B in the forms users copy: lspci's short one, and
+# nvidia-smi's 8-digit domain.  The typo must not cost the other links.
+sed -i "s/links=/links=zz>$A,/; s/$A>$B/${A#0000:}>0000$B/" /tmp/p2pmap.conf
 rmmod p2pmap
 rmmod p2ptest
 kv=$(uname -r)
@@ -138,5 +141,9 @@ expect "every saved link is mapped from the first bind" \
 expect "a link to an absent device is pending" \
 	"$(link_state $A 0000:09:00.0)" pending
 expect "saved links work" "$(peer_read $B $A)" $ID
+expect "A->B, written in the short and 8-digit forms, works" \
+	"$(peer_read $A $B)" $ID
+check "the typo in links= is reported, and check fails on it" sh -c \
+	"p2pmap check | grep -q '^module parameters: 1 part skipped at load.*\"zz>$A\" skipped'"
 
 finish

@@ -158,7 +158,7 @@ static void test_report(void)
 	size_t i, k;
 
 	fixture();
-	tap_ok(report_build(&r, devs, 4, links, 4) == 0, "report builds");
+	tap_ok(report_build(&r, NULL, devs, 4, links, 4) == 0, "report builds");
 	tap_ok(r.ndevs == 3 && !strcmp(r.devs[0], A) &&
 	       !strcmp(r.devs[1], B) && !strcmp(r.devs[2], C),
 	       "matrix: devices of links and faulting pairs, sorted");
@@ -199,17 +199,17 @@ static void test_verdict(void)
 	mkdev(&d[0], A);
 	mkdev(&d[1], B);
 	mkdev(&d[2], C);
-	report_build(&r, d, 3, l, 2);
+	report_build(&r, NULL, d, 3, l, 2);
 	tap_ok(r.ok && !strcmp(r.verdict,
 	       "OK, all 2 configured directions mapped, no faults"),
 	       "verdict OK");
 	report_free(&r);
-	report_build(&r, d, 3, l, 1);
+	report_build(&r, NULL, d, 3, l, 1);
 	tap_ok(r.ok && !strcmp(r.verdict,
 	       "OK, all 1 configured direction mapped, no faults"),
 	       "verdict OK, one direction");
 	report_free(&r);
-	report_build(&r, d, 3, l, 3);
+	report_build(&r, NULL, d, 3, l, 3);
 	tap_ok(r.ok && !strcmp(r.verdict,
 	       "OK, all 3 configured directions mapped (1 native), no faults"),
 	       "verdict OK with a native direction");
@@ -217,26 +217,26 @@ static void test_verdict(void)
 
 	/* Faults on a pair without a link still make a problem. */
 	add_peer(&d[2], B, mkfault(1, P2PMAP_FAULT_SRC_TRACEPOINT));
-	report_build(&r, d, 3, l, 2);
+	report_build(&r, NULL, d, 3, l, 2);
 	tap_ok(!r.ok && r.ndevs == 3 &&
 	       !strcmp(r.verdict, "PROBLEM, faulting: " C " -> " B),
 	       "verdict PROBLEM for faults outside the links");
 	report_free(&r);
 
 	l[1].state = P2PMAP_LINK_BLOCKED;
-	report_build(&r, d, 2, l, 2);
+	report_build(&r, NULL, d, 2, l, 2);
 	tap_ok(!r.ok && !strcmp(r.verdict, "PROBLEM, blocked: " B " -> " A),
 	       "verdict PROBLEM for a blocked link");
 	report_free(&r);
 
 	/* No links, no faults: no matrix. */
-	report_build(&r, d, 2, l, 0);
+	report_build(&r, NULL, d, 2, l, 0);
 	tap_ok(!r.ndevs && !r.ok, "no links, no faults: no matrix");
 	RENDER_CHECK("", "no matrix printed", format_report(f, &r));
 	report_free(&r);
 
 	/* No links, but faults: a matrix of the faulting devices. */
-	report_build(&r, d, 3, l, 0);
+	report_build(&r, NULL, d, 3, l, 0);
 	tap_ok(r.ndevs == 2 && !r.ok && !strcmp(r.verdict,
 	       "PROBLEM, no links configured; faulting: " C " -> " B),
 	       "no links, but faults: matrix and PROBLEM");
@@ -264,7 +264,7 @@ static void test_format_report(void)
 		"; error: " C " -> " A "; pending: " A " -> " C "\n";
 
 	fixture();
-	report_build(&r, devs, 4, links, 4);
+	report_build(&r, NULL, devs, 4, links, 4);
 	RENDER_CHECK(want, "status: matrix, legend, faults, verdict",
 		     format_report(f, &r));
 	report_free(&r);
@@ -282,21 +282,21 @@ static void test_check(void)
 
 	mkdev(&d[0], A);
 	mkdev(&d[1], B);
-	RENDER(out, n = check_run(f, d, 2, l, 2));
+	RENDER(out, n = check_run(f, NULL, d, 2, l, 2));
 	tap_ok(n == 0 && !strcmp(out, "check: OK\n"),
 	       "check: mapped and native links pass");
 	free(out);
 
 	d[0].faults_other = 2;
 	d[0].faults.sources = P2PMAP_FAULT_SRC_DMAR;
-	RENDER(out, n = check_run(f, d, 2, l, 2));
+	RENDER(out, n = check_run(f, NULL, d, 2, l, 2));
 	tap_ok(n == 0 && !strcmp(out,
 	       "warning: " A " has >=2 faults outside tracked BARs\n"
 	       "check: OK\n"), "check: other faults warn but pass");
 	free(out);
 
 	add_peer(&d[1], A, mkfault(1, P2PMAP_FAULT_SRC_TRACEPOINT));
-	RENDER(out, n = check_run(f, d, 2, l, 2));
+	RENDER(out, n = check_run(f, NULL, d, 2, l, 2));
 	if (!tap_ok(n == 1 && !strcmp(out,
 		    "faults: " B " -> " A "  1\n"
 		    "warning: " A " has >=2 faults outside tracked BARs\n"
@@ -306,7 +306,7 @@ static void test_check(void)
 	free(out);
 
 	fixture();
-	RENDER(out, n = check_run(f, devs, 4, links, 4));
+	RENDER(out, n = check_run(f, NULL, devs, 4, links, 4));
 	if (!tap_ok(n == 4 && !strcmp(out,
 		    "link " A " -> " C ": pending (target unbound)\n"
 		    "link " C " -> " A ": error (target BAR0 overlaps an IOVA)\n"
@@ -318,9 +318,48 @@ static void test_check(void)
 		printf("# got:\n%s", out);
 	free(out);
 
-	RENDER(out, n = check_run(f, devs, 4, links, 0));
+	RENDER(out, n = check_run(f, NULL, devs, 4, links, 0));
 	tap_ok(n < 0 && !strcmp(out, "check: FAILED (no links configured)\n"),
 	       "check: no links fail");
+	free(out);
+}
+
+/* Module parameters skipped at load: a problem for status and check. */
+static void test_param_errors(void)
+{
+	struct p2pmap_link l[1] = { mklink(A, B, P2PMAP_LINK_MAPPED) };
+	struct p2pmap_info info = { .has_param_errors = true, .param_errors = 2 };
+	struct p2pmap_dev d[2];
+	struct p2p_report r;
+	char *out = NULL;
+	int n;
+
+	strcpy(info.param_error, "links: \"0000:00:0g.0>x\" skipped: bad");
+	mkdev(&d[0], A);
+	mkdev(&d[1], B);
+	report_build(&r, &info, d, 2, l, 1);
+	if (!tap_ok(!r.ok && !strcmp(r.verdict,
+		    "PROBLEM, module parameters: 2 parts skipped at load (first: links: \"0000:00:0g.0>x\" skipped: bad)"),
+		    "verdict: parameters skipped at load are a PROBLEM"))
+		printf("# got: %s\n", r.verdict);
+	report_free(&r);
+	RENDER(out, n = check_run(f, &info, d, 2, l, 1));
+	if (!tap_ok(n == 1 && !strcmp(out,
+		    "module parameters: 2 parts skipped at load, see dmesg (first: links: \"0000:00:0g.0>x\" skipped: bad)\n"
+		    "check: FAILED (1 problem)\n"),
+		    "check: parameters skipped at load fail the check"))
+		printf("# got:\n%s", out);
+	free(out);
+	report_build(&r, &info, d, 0, l, 0);
+	RENDER(out, format_report(f, &r));
+	tap_ok(!strncmp(out, "verdict: PROBLEM, module parameters: 2 parts", 44),
+	       "status: no link, but a parameter problem: the verdict is shown");
+	free(out);
+	report_free(&r);
+	info.param_errors = 0;
+	RENDER(out, n = check_run(f, &info, d, 2, l, 1));
+	tap_ok(n == 0 && !strcmp(out, "check: OK\n"),
+	       "check: no parameter problem, no failure");
 	free(out);
 }
 
@@ -502,7 +541,7 @@ static void test_json(void)
 	free(out);
 
 	fixture();
-	report_build(&r, devs, 4, links, 4);
+	report_build(&r, NULL, devs, 4, links, 4);
 	RENDER(out, json_status(f, links, 4, &r));
 	json_ok(out, "status --json");
 	/* The cells of the text matrix, in the same order. */
@@ -527,7 +566,7 @@ static void test_json(void)
 	free(out);
 	report_free(&r);
 
-	report_build(&r, devs, 0, links, 0);
+	report_build(&r, NULL, devs, 0, links, 0);
 	RENDER(out, json_status(f, links, 0, &r));
 	tap_ok(!strcmp(out, "{\"links\":[],\"pair_faults\":[],\"matrix\":null,\"verdict\":null}\n"),
 	       "status --json without links");
@@ -546,7 +585,7 @@ static void test_json(void)
 
 	RENDER(out, json_info(f, &info));
 	json_ok(out, "info --json");
-	tap_ok(!strcmp(out, "{\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null,\"windows_reserved_bytes\":null}\n"),
+	tap_ok(!strcmp(out, "{\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null,\"windows_reserved_bytes\":null,\"param_errors\":null,\"param_error\":null}\n"),
 	       "info --json");
 	free(out);
 
@@ -599,6 +638,7 @@ int main(void)
 	test_verdict();
 	test_format_report();
 	test_check();
+	test_param_errors();
 	test_lower_bound();
 	test_faults_table();
 	test_events();

@@ -337,6 +337,10 @@ enum p2pmap_info_attr {
 	P2PMAP_A_INFO_WINDOWS_RESERVED,	/* u64, bytes of other host bridges'
 					 * windows reserved early, all domains
 					 */
+	P2PMAP_A_INFO_PARAM_ERRORS,	/* u32, module parameter parts skipped
+					 * at load (each logged)
+					 */
+	P2PMAP_A_INFO_PARAM_ERROR,	/* string, the first of them */
 
 	__P2PMAP_A_INFO_MAX
 };
