@@ -131,7 +131,7 @@ void p2pmap_dev_binding(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
 	p2pmap_domain_record(dev);
-	if (!p2pmap_policy_admits_driver(dev, &why) ||
+	if (!p2pmap_policy_may_admit(dev, &why) ||
 	    !p2pmap_reserve_windows(dev) ||
 	    p2pmap_domain_in_use(dev->domain, dev))
 		return;
@@ -177,7 +177,7 @@ void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
 	p2pmap_domain_record(dev);
 	p2pmap_dev_read_bars(dev);
-	if (p2pmap_policy_admits(dev, &why))
+	if (p2pmap_policy_may_admit(dev, &why))
 		p2pmap_reserve_windows(dev);	/* late: the free stretches */
 	p2pmap_fault_index_rebuild();
 	p2pmap_generation++;

@@ -84,7 +84,7 @@ static int p2pmap_policy_set(struct genl_info *info)
 		p2pmap_policy.drivers, p2pmap_policy.vendors,
 		p2pmap_policy.classes, p2pmap_policy.numa_nodes);
 	list_for_each_entry(dev, &p2pmap_devs, node)
-		if (p2pmap_policy_admits(dev, &why))
+		if (dev->bound && p2pmap_policy_may_admit(dev, &why))
 			p2pmap_reserve_windows(dev);
 	list_for_each_entry(link, &p2pmap_links, node)
 		p2pmap_link_sync(link);

@@ -114,13 +114,16 @@ bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why)
 	return p2pmap_policy_admits_driver(dev, why);
 }
 
-/* As p2pmap_policy_admits(), for the driver that is binding or bound now. */
-bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev, const char **why)
+/*
+ * Could @dev be admitted without a rebind, whatever the vendor, class and
+ * NUMA filters become?  Its driver decides: in the allowlist and not one
+ * that manages DMA itself.  Early reservations (reserve.c) are made for
+ * these devices, so that a later "policy set" that admits one finds its
+ * peers' windows still free.  Call under p2pmap_lock.
+ */
+bool p2pmap_policy_may_admit(const struct p2pmap_dev *dev, const char **why)
 {
 	const struct p2pmap_policy *p = &p2pmap_policy;
-	struct pci_dev *pdev = dev->pdev;
-	char buf[8];
-	int node;
 
 	if (dev->dma_owned) {
 		*why = "its driver manages DMA itself (VFIO or similar): never admitted";
@@ -131,6 +134,20 @@ bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev, const char **why)
 		*why = "its driver is not in the driver allowlist";
 		return false;
 	}
+	*why = NULL;
+	return true;
+}
+
+/* As p2pmap_policy_admits(), for the driver that is binding or bound now. */
+bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev, const char **why)
+{
+	const struct p2pmap_policy *p = &p2pmap_policy;
+	struct pci_dev *pdev = dev->pdev;
+	char buf[8];
+	int node;
+
+	if (!p2pmap_policy_may_admit(dev, why))
+		return false;
 	snprintf(buf, sizeof(buf), "%04x", pdev->vendor);
 	if (*p->vendors && !p2pmap_list_has(p->vendors, buf, 4, false)) {
 		*why = "its vendor is not in the vendor list";

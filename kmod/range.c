@@ -21,8 +21,9 @@ struct p2pmap_range *p2pmap_range_find(struct iommu_domain *domain, u64 iova)
 	struct p2pmap_range *r;
 
 	lockdep_assert_held(&p2pmap_lock);
+	/* Not a window: one may start at a BAR and hold others' ranges. */
 	list_for_each_entry(r, &p2pmap_ranges, node)
-		if (r->domain == domain && r->iova == iova)
+		if (!r->window && r->domain == domain && r->iova == iova)
 			return r;
 	return NULL;
 }

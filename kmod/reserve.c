@@ -8,7 +8,9 @@
  * finds its range taken, and a raw-address peer write lands in the GPU's
  * own RAM instead of faulting.
  *
- * So, before an admitted device's driver probes (BUS_NOTIFY_BIND_DRIVER:
+ * So, before the driver of a device the policy admits, or could admit
+ * after a "policy set" without a rebind (its driver is in the allowlist,
+ * whatever the vendor, class and NUMA filters say), probes (BIND_DRIVER:
  * the allocator exists, dma_configure() holds the default domain, the
  * driver has allocated nothing), p2pmap reserves in its allocator the
  * memory windows of every other PCI host bridge, as dma-iommu does for the

@@ -87,7 +87,9 @@ for l in $CHURN; do
 	rnd 2
 	[ $R = 1 ] && add ${l%>*} ${l#*>}
 done
-echo "# $(p2pmap status | awk '$2 == "->"' | wc -l) links configured, $NANCH of them anchors"
+nconf=$(p2pmap status | awk '$2 == "->"' | wc -l)
+echo "# $nconf links configured, $NANCH of them anchors"
+check "races: the set-up added every anchor" [ "$nconf" -ge "$NANCH" ]
 
 # check_status FILE: 0 if the status output in FILE is a whole dump: no
 # link twice, the anchors a contiguous run of their cyclic order, at most
@@ -346,7 +348,9 @@ if echo "nodes 0000:00:10.0 0x0 0x1000" >"$CTL" 2>/dev/null; then
 		[ "$(awk -v k="$a>$b" '$1 == k { print $2 }' $W/links)" = mapped ] &&
 			want=nodes=1
 		got=$(nodes_in $a $b)
-		case $got in $want) ;; *) bad=$((bad + 1)); echo "# RESERVATION $a in $b's BAR: $got, want $want" ;; esac
+		case $got in $want) ;; *) bad=$((bad + 1)); echo "# RESERVATION $a in $b's BAR: $got, want $want"
+			b0=$(bar0 $b)
+			echo "# around it: $(p2pt nodes $a $((b0 - 0x1000000)) 0x2000000)" ;; esac
 	done; done
 	expect "one reservation in another host bridge's BAR for each mapped link, at most one otherwise" "$bad" 0
 else

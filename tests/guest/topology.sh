@@ -28,6 +28,24 @@ expect "node-0 pair mapped" "$(links_in mapped)" 2
 expect "node-0 pair works" "$(peer_read $N0A $N0B)" $ID
 expect "no path into node 1" "$(peer_read $N0A $N1A)" 0x00000000
 
+# Two BARs in one window of another host bridge (N0A, N0B behind 0x20),
+# reserved before the driver probed.  The window's reservation starts at
+# one of the two BARs: mapping that one must not give the window back
+# while the other's link lives in it (A adds N0A first, B adds N0B first:
+# one of the two orders hits the window's start second).
+nodes1() { p2pt nodes $1 "$(bar0 $2)" 0x100000 | cut -d' ' -f1; }
+for l in "$A $N0A" "$A $N0B" "$B $N0B" "$B $N0A"; do
+	p2pmap link add $l >/dev/null
+done
+expect "two links into one window of another host bridge, both orders: mapped" \
+	"$(links_in mapped)" 6
+expect "... every target BAR stays reserved in its initiator's allocator" \
+	"$(nodes1 $A $N0A) $(nodes1 $A $N0B) $(nodes1 $B $N0A) $(nodes1 $B $N0B)" \
+	"nodes=1 nodes=1 nodes=1 nodes=1"
+for l in "$A $N0A" "$A $N0B" "$B $N0B" "$B $N0A"; do
+	p2pmap link del $l >/dev/null
+done
+
 # Across host bridges: the initiator's IOVA allocator knows nothing of the
 # target's BAR; the guard must keep it out.
 p2pmap link add $N0A $N1A >/dev/null
