@@ -22,6 +22,10 @@ param() { sed -n "s/.*vm\.$1=\([0-9]*\).*/\1/p" /proc/cmdline; }
 OPS=$(param race_ops); OPS=${OPS:-400}
 SECS=$(param race_secs); SECS=${SECS:-50}
 SEED=$(param seed); SEED=${SEED:-1}
+# The stand-in driver's GPU-like allocation at probe, in MiB (p2ptest's
+# default, 256, unless vm.probe_mib says): every bind in the races pays it,
+# and the debug kernel pays it many times over.
+MIB=$(param probe_mib); MIB=${MIB:-256}
 echo "# races: seed $SEED, at most $OPS iterations per worker and $SECS s (replay with vm.seed=$SEED)"
 
 # Node 0 (pcie.0 and host bridge 0x20) is never removed; node 1's host
@@ -37,7 +41,7 @@ rm -rf $W
 mkdir -p $W
 
 insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest	# boot order: before
-insmod /modules/p2ptest/p2ptest.ko			# the GPU-like driver
+insmod /modules/p2ptest/p2ptest.ko probe_dma_mib=$MIB	# the GPU-like driver
 
 # rnd N: R = a pseudo-random number in 0..N-1 (an LCG per worker).
 rnd() {
