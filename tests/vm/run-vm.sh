@@ -75,7 +75,9 @@ numa2)
 		done
 	done
 	args+=(-device pcie-root-port,id=rphp,bus=pcie.0,addr=0x1c,chassis=30,slot=0)
-	monitor=$(dirname "$log")/$(basename "$log" .log).mon
+	# QEMU's option syntax splits at commas (a batch's log name has them).
+	monitor=$(dirname "$log")/$(basename "$log" .log | tr , +).mon
+	case $monitor in *,*) monitor=$(mktemp -u /tmp/p2pmap-mon.XXXXXX) ;; esac
 	rm -f "$monitor" ;;
 bigbar)
 	args+=(-global q35-pcihost.pci-hole64-size=1T)
