@@ -20,7 +20,7 @@
  *	then rescan the bus; each round's time per removed device and per
  *	device brought back, and the medians.  Works with or without p2pmap.
  *
- * Built from the CLI's own netlink code (user/).
+ * Built from the CLI's own netlink code (user/netlink/).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  *
  *   failnth N link-add INITIATOR TARGET
  *   failnth N link-del INITIATOR TARGET
- *	The request goes out through the CLI's own netlink code (user/nl.c);
+ *	The request goes out through the CLI's own netlink code (user/netlink/nl.c);
  *	the family is resolved first, so only the LINK_ADD/DEL request (and
  *	the kernel handler it runs, which genetlink runs in the sending task)
  *	sees the armed count.

@@ -40,7 +40,8 @@ for c in "link auto" "config save" "config show" "policy set" "faults reset"; do
 done
 
 # Every --option the commands parse, in the man page and the completion.
-opts=$(cat "$top"/user/main.c "$top"/user/cmd_*.c | grep -v '^[[:space:]]*/\?\*' |
+opts=$(cat "$top"/user/main.c "$top"/user/cmd/cmd_*.c |
+       grep -v '^[[:space:]]*/\?\*' |
        grep -o '"--[a-z][a-z-]*' | tr -d '"' | sort -u)
 missing= missing_c=
 for o in $opts; do

@@ -10,7 +10,7 @@
  * STOPFILE exists or SECONDS have passed.  Prints
  * "p2prot: rotations=N add_retries=M"; exit 1 if a link could not be added
  * back (the rotation order is then broken and the dump check void).
- * Built from the CLI's netlink code (user/).
+ * Built from the CLI's netlink code (user/netlink/).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/autolink.c: which tracked devices "p2pmap link auto"
+ * Unit tests for user/host/autolink.c: which tracked devices "p2pmap link auto"
  * links, the reason it gives for each one it skips, and the mesh.
  */
 #include <stdlib.h>

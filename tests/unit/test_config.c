@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for user/config.c: the modprobe.d file and its atomic write. */
+/* Unit tests for user/host/config.c: the modprobe.d file, its atomic write. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>

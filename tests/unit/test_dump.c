@@ -2,7 +2,7 @@
 /*
  * Dumps interrupted by a change (NLM_F_DUMP_INTR) are retried and never
  * returned half; commands that read both links and devices get them from
- * one generation (snapshot_read).  The CLI's netlink code (user/nl.c,
+ * one generation (snapshot_read).  The CLI's netlink code (user/netlink/nl.c,
  * link.c, dev.c, snapshot.c) runs against a scripted kernel: libnl's send
  * and receive are overridden on the socket, so every request, its sequence
  * number and the replies are under the test's control.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for user/format.c */
+/* Unit tests for user/output/format.c */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>

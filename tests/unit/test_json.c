@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for user/json.c: escaping, commas, and that the output parses. */
+/* Unit tests for user/output/json.c: escaping, commas, the output parses. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>

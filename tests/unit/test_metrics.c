@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/metrics.c: its output is parsed by a checker of the
- * Prometheus text exposition format (0.0.4): metric and label name
+ * Unit tests for user/output/metrics.c: its output is parsed by a checker
+ * of the Prometheus text exposition format (0.0.4): metric and label name
  * syntax, label value escapes, sample values, HELP/TYPE once per family and
  * before its samples, a family's samples together, no duplicate series.
  * The checker is tested on bad documents too.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the netlink parsers of user/dev.c, user/link.c and the
- * error/ext-ack reader of user/nl.c, on messages built here with libnl.
+ * Unit tests for the netlink parsers of user/netlink/dev.c and
+ * user/netlink/link.c and the error/ext-ack reader of user/netlink/nl.c,
+ * on messages built here with libnl.
  */
 #include <errno.h>
 #include <string.h>

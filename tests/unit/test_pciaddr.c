@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for user/pciaddr.c */
+/* Unit tests for user/host/pciaddr.c */
 #include <string.h>
 
 #include "pciaddr.h"

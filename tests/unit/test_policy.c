@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the admission policy: the list grammar of user/policy.c,
- * the POLICY_GET and device ADMITTED parsers, "p2pmap policy" text and
- * JSON, and the admitted keys of "list --json".
+ * Unit tests for the admission policy: the list grammar of
+ * user/netlink/policy.c, the POLICY_GET and device ADMITTED parsers,
+ * "p2pmap policy" text and JSON, and the admitted keys of "list --json".
  */
 #define _GNU_SOURCE
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/report.c (matrix cells, verdict, check decisions)
- * and the new text and JSON formats of user/format.c and user/format_json.c.
+ * Unit tests for user/output/report.c (matrix cells, verdict, check decisions)
+ * and the new text and JSON formats of user/output/format.c and
+ * user/output/format_json.c.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/verify.c: the verdict rule, the bus id
+ * Unit tests for user/verify/verify.c: the verdict rule, the bus id
  * normalisation, verify_direction() over an in-process fake CUDA API with
  * an injected fault counter source (the 0 -> 1 counter grows), the text,
  * JSON and vLLM cache formats.

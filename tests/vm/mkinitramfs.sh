@@ -119,24 +119,28 @@ if [ "${P2PMAP_WITH_PYTHON:-0}" = 1 ]; then
 	add_python
 fi
 
+# The CLI's netlink client (user/netlink), shared by the test tools below.
+user_inc="-I$top/user/netlink"
+user_obj="$top/user/obj/netlink"
+
 # The benchmark client (tests/bench), built from the CLI's netlink code.
-gcc -O2 -Wall -Werror -I"$top/user" -I"$top/include/uapi" \
+gcc -O2 -Wall -Werror $user_inc -I"$top/include/uapi" \
 	$(pkg-config --cflags libnl-genl-3.0) -o "$root/bin/p2pbench" \
-	"$top/tests/bench/p2pbench.c" "$top/user/nl.o" "$top/user/link.o" \
-	"$top/user/info.o" $(pkg-config --libs libnl-genl-3.0)
+	"$top/tests/bench/p2pbench.c" "$user_obj/nl.o" "$user_obj/link.o" \
+	"$user_obj/info.o" $(pkg-config --libs libnl-genl-3.0)
 
 # The fault-injection helper (tests/failnth): arms /proc/thread-self/fail-nth
 # in the task that makes the syscall, built from the CLI's netlink code.
 # Static: under KASAN and TCG the dynamic loader costs a second per run.
-gcc -O2 -Wall -Werror -static -I"$top/user" -I"$top/include/uapi" \
+gcc -O2 -Wall -Werror -static $user_inc -I"$top/include/uapi" \
 	$(pkg-config --cflags libnl-genl-3.0) -o "$root/bin/failnth" \
-	"$top/tests/failnth/failnth.c" "$top/user/nl.o" "$top/user/link.o" \
+	"$top/tests/failnth/failnth.c" "$user_obj/nl.o" "$user_obj/link.o" \
 	$(pkg-config --static --libs libnl-genl-3.0)
 
 # The link rotator of the race suite (tests/race), from the same code.
-gcc -O2 -Wall -Werror -I"$top/user" -I"$top/include/uapi" \
+gcc -O2 -Wall -Werror $user_inc -I"$top/include/uapi" \
 	$(pkg-config --cflags libnl-genl-3.0) -o "$root/bin/p2prot" \
-	"$top/tests/race/p2prot.c" "$top/user/nl.o" "$top/user/link.o" \
+	"$top/tests/race/p2prot.c" "$user_obj/nl.o" "$user_obj/link.o" \
 	$(pkg-config --libs libnl-genl-3.0)
 
 # kmod's modprobe/depmod (busybox's lack softdep): boot-order tests.
