@@ -88,7 +88,7 @@ _p2pmap()
 		'') opts='save show' ;;
 		save|show) opts='--file' ;;
 		esac ;;
-	verify) opts='--devices --size --vllm-cache --json' ;;
+	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --json' ;;
 	metrics) opts='--output' ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -1,39 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A stand-in libcuda.so.1 for the tests of "p2pmap verify": exactly the
- * driver API entry points p2pmap looks up, over simulated devices whose
- * "memory" is host memory.  Configured by the environment:
+ * A stand-in libcuda.so.1 for the tests of "p2pmap verify": the driver API
+ * entry points p2pmap looks up, over simulated devices whose "memory" is
+ * host memory, as hard on its caller as the real driver where the real
+ * driver can hurt.  Configured by the environment:
  *
- * P2PMAP_CUDA_STUB="BUSID,BUSID,...[;RULE=A->B[,A->B...]]..."
+ * P2PMAP_CUDA_STUB="BUSID,BUSID,...[;RULE=A->B[:w|:r][,A->B...]]..."
  *	BUSID is what cuDeviceGetPCIBusId returns, verbatim (so the tests can
- *	check p2pmap's normalisation).  A and B are CUDA ordinals.  Rules, for
- *	the direction A -> B (cuMemcpyPeer from memory on A to memory on B):
- *	  refuse  cuDeviceCanAccessPeer(A, B) says 0, cuCtxEnablePeerAccess
- *	          from A to B returns 217 (PEER_ACCESS_UNSUPPORTED)
+ *	check p2pmap's normalisation), in CUDA's default (FASTEST_FIRST)
+ *	order.  A and B are positions in that list (physical GPUs, whatever
+ *	CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER make their ordinals).
+ *	Rules, for copies that GPU A's engines carry (a stream of A's
+ *	context) to or from B's memory, writes (:w), reads (:r) or both:
+ *	  refuse   cuDeviceCanAccessPeer(A, B) says 0, cuCtxEnablePeerAccess
+ *	           from A to B returns 217 (PEER_ACCESS_UNSUPPORTED)
  *	  noenable cuDeviceCanAccessPeer says 1, but cuCtxEnablePeerAccess
- *	          returns 217
- *	  wrong   the copy "succeeds" but B's buffer reads back zeros
- *	  error   cuMemcpyPeer returns 700 (ILLEGAL_ADDRESS)
- *	  fault   the copy "succeeds" and the data never arrives, as when the
- *	          DMA faults (p2pmap's fault counters come from elsewhere: the
- *	          stub cannot change the kernel's)
- *	  init=N  cuInit returns N (100: NO_DEVICE)
+ *	           returns 217 (a copy then is staged through the host)
+ *	  wrong    the copy "succeeds" but the destination reads back zeros
+ *	  error    the copy fails with 700 (ILLEGAL_ADDRESS), sticky
+ *	  fault    the copy "succeeds" and the data never arrive, as when the
+ *	           DMA faults (p2pmap's fault counters come from elsewhere)
+ *	  hang     the copy never completes: cuStreamSynchronize blocks
+ *	  init=N   cuInit returns N (100: NO_DEVICE)
  *	No devices, or the variable unset: cuInit returns 100.
+ * CUDA_DEVICE_ORDER=PCI_BUS_ID orders the ordinals by bus id, and
+ * CUDA_VISIBLE_DEVICES (ordinals, up to the first invalid one) picks and
+ * orders them, as the real driver does.
  * P2PMAP_CUDA_STUB_LOG=FILE
- *	At unload, append "allocations=N contexts=M peer_copies=P" (what is
- *	still allocated and retained, and the cuMemcpyPeer calls), so the
- *	tests can check that p2pmap frees what it takes.
+ *	When the library is unloaded, append "allocations=N contexts=M
+ *	peers=E streams=S peer_copies=P staged=T": what is still allocated,
+ *	retained, enabled and created, the peer copies made, and those of
+ *	them staged through the host.
  *
- * Stricter than the driver: cuMemcpyPeer between contexts without peer
- * access enabled from the source's context to the destination's returns
- * 705 (PEER_ACCESS_NOT_ENABLED) instead of staging the copy through the
- * host, so a verify that forgets to enable peer access fails its tests.
+ * As the real driver: after a 700 every call of the process fails with
+ * 700 (a sticky error: the context is lost); a context has at most eight
+ * peers (cuCtxEnablePeerAccess then returns 711 TOO_MANY_PEERS); a peer
+ * copy whose engine's context has no peer access to the other GPU still
+ * succeeds, staged through the host, with correct data (counted in
+ * "staged"), so only the caller's own bookkeeping can tell.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -44,31 +56,46 @@ typedef unsigned long long CUdeviceptr;
 #define MAX_DEVS	16
 #define MAX_ALLOCS	256
 #define MAX_RULES	64
+#define MAX_STREAMS	64
+#define MAX_PEERS	8		/* without NVSwitch */
 
 struct CUctx_st {
-	int dev;
+	int dev;			/* physical */
 	int retained;
-	int peer[MAX_DEVS];		/* peer access enabled to that device */
+	int peer[MAX_DEVS];		/* peer access enabled to it */
 };
 typedef struct CUctx_st *CUcontext;
 
-enum { R_REFUSE, R_NOENABLE, R_WRONG, R_ERROR, R_FAULT, R_NR };
+struct CUstream_st {
+	CUcontext ctx;			/* NULL: free slot */
+	int hung;			/* a copy on it never completes */
+};
+typedef struct CUstream_st *CUstream;
+
+enum { R_REFUSE, R_NOENABLE, R_WRONG, R_ERROR, R_FAULT, R_HANG, R_NR };
+enum { OP_WRITE = 1, OP_READ = 2 };
+
+struct rule {
+	int a, b, ops;
+};
 
 struct alloc {
 	unsigned char *p;
 	size_t size;
-	int dev;
+	int dev;			/* physical */
 };
 
 static struct {
 	pthread_mutex_t lock;
-	int parsed, ndevs, initialized, init_result;
+	int parsed, ndevs, initialized, init_result, sticky;
 	char busid[MAX_DEVS][32];
+	int nvis, vis[MAX_DEVS];	/* ordinal -> physical */
 	int nrules[R_NR];
-	int rules[R_NR][MAX_RULES][2];
+	struct rule rules[R_NR][MAX_RULES];
 	struct CUctx_st ctx[MAX_DEVS];
+	struct CUstream_st streams[MAX_STREAMS];
 	struct alloc allocs[MAX_ALLOCS];
-	unsigned long peer_copies;
+	unsigned long peer_copies, staged;
 } st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __thread CUcontext current;
@@ -77,9 +104,10 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 {
 	static const char * const names[R_NR] = {
 		[R_REFUSE] = "refuse", [R_NOENABLE] = "noenable",
-		[R_WRONG] = "wrong",
-		[R_ERROR] = "error", [R_FAULT] = "fault",
+		[R_WRONG] = "wrong", [R_ERROR] = "error", [R_FAULT] = "fault",
+		[R_HANG] = "hang",
 	};
+	struct rule *ru;
 	int r, a, b, n;
 
 	if (klen == 4 && !strncmp(key, "init", 4)) {
@@ -96,13 +124,70 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 	}
 	while (sscanf(val, "%d->%d%n", &a, &b, &n) == 2 &&
 	       st.nrules[r] < MAX_RULES) {
-		st.rules[r][st.nrules[r]][0] = a;
-		st.rules[r][st.nrules[r]][1] = b;
-		st.nrules[r]++;
+		ru = &st.rules[r][st.nrules[r]++];
+		ru->a = a;
+		ru->b = b;
+		ru->ops = OP_WRITE | OP_READ;
 		val += n;
+		if (!strncmp(val, ":w", 2) || !strncmp(val, ":r", 2)) {
+			ru->ops = val[1] == 'w' ? OP_WRITE : OP_READ;
+			val += 2;
+		}
 		if (*val != ',')
 			break;
 		val++;
+	}
+}
+
+/* The bus id as a sortable key: domain, bus, device, function. */
+static unsigned long long busid_key(const char *s)
+{
+	unsigned int dom = 0, bus = 0, dev = 0, fn = 0;
+
+	sscanf(s, "%x:%x:%x.%x", &dom, &bus, &dev, &fn);
+	return (unsigned long long)dom << 24 | bus << 16 | dev << 8 | fn;
+}
+
+static unsigned long long key(int phys)
+{
+	return busid_key(st.busid[phys]);
+}
+
+/* CUDA_DEVICE_ORDER, then CUDA_VISIBLE_DEVICES: ordinal -> physical. */
+static void visible_devices(void)
+{
+	const char *order = getenv("CUDA_DEVICE_ORDER");
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	int sorted[MAX_DEVS], i, j, t, seen[MAX_DEVS] = { 0 };
+	char *end;
+	long v;
+
+	for (i = 0; i < st.ndevs; i++)
+		sorted[i] = i;
+	if (order && !strcmp(order, "PCI_BUS_ID")) {
+		for (i = 1; i < st.ndevs; i++)
+			for (j = i; j > 0 && key(sorted[j - 1]) > key(sorted[j]);
+			     j--) {
+				t = sorted[j];
+				sorted[j] = sorted[j - 1];
+				sorted[j - 1] = t;
+			}
+	}
+	if (!vis) {
+		memcpy(st.vis, sorted, sizeof(sorted));
+		st.nvis = st.ndevs;
+		return;
+	}
+	/* Up to the first entry that names no device, as the driver does. */
+	for (st.nvis = 0; *vis && st.nvis < st.ndevs; vis = end + 1) {
+		v = strtol(vis, &end, 10);
+		if (end == vis || (*end && *end != ',') || v < 0 ||
+		    v >= st.ndevs || seen[v])
+			break;
+		seen[v] = 1;
+		st.vis[st.nvis++] = sorted[v];
+		if (!*end)
+			break;
 	}
 }
 
@@ -139,14 +224,16 @@ static void parse(void)
 		}
 		p += len;
 	}
+	visible_devices();
 }
 
-static int rule(int r, int a, int b)
+static int rule(int r, int a, int b, int op)
 {
 	int i;
 
 	for (i = 0; i < st.nrules[r]; i++)
-		if (st.rules[r][i][0] == a && st.rules[r][i][1] == b)
+		if (st.rules[r][i].a == a && st.rules[r][i].b == b &&
+		    (st.rules[r][i].ops & op))
 			return 1;
 	return 0;
 }
@@ -163,14 +250,21 @@ static struct alloc *find(CUdeviceptr p, size_t size)
 	return NULL;
 }
 
+/* Every entry point: under the lock, and failing after a sticky error. */
 #define LOCKED(expr) do {						\
 	CUresult r_;							\
 									\
 	pthread_mutex_lock(&st.lock);					\
-	r_ = (expr);							\
+	r_ = st.sticky ? st.sticky : (expr);				\
 	pthread_mutex_unlock(&st.lock);					\
 	return r_;							\
 } while (0)
+
+/* An ordinal's physical device, or -1. */
+static int phys(int ordinal)
+{
+	return ordinal >= 0 && ordinal < st.nvis ? st.vis[ordinal] : -1;
+}
 
 static CUresult init(unsigned int flags)
 {
@@ -179,7 +273,7 @@ static CUresult init(unsigned int flags)
 	parse();
 	if (st.init_result)
 		return st.init_result;
-	if (!st.ndevs)
+	if (!st.nvis)
 		return 100;
 	st.initialized = 1;
 	return 0;
@@ -190,45 +284,63 @@ EXPORT CUresult cuInit(unsigned int flags)
 	LOCKED(init(flags));
 }
 
-EXPORT CUresult cuDeviceGetCount(int *count)
+static CUresult get_count(int *count)
 {
 	if (!st.initialized)
 		return 3;
-	*count = st.ndevs;
+	*count = st.nvis;
 	return 0;
 }
 
-EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal)
+EXPORT CUresult cuDeviceGetCount(int *count)
+{
+	LOCKED(get_count(count));
+}
+
+/* A CUdevice is the ordinal, as with the real driver. */
+static CUresult device_get(CUdevice *dev, int ordinal)
 {
 	if (!st.initialized)
 		return 3;
-	if (ordinal < 0 || ordinal >= st.ndevs)
+	if (phys(ordinal) < 0)
 		return 101;
 	*dev = ordinal;
 	return 0;
 }
 
-EXPORT CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice dev)
+EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal)
+{
+	LOCKED(device_get(dev, ordinal));
+}
+
+static CUresult get_busid(char *buf, int len, CUdevice dev)
 {
 	if (!st.initialized)
 		return 3;
-	if (dev < 0 || dev >= st.ndevs)
+	if (phys(dev) < 0)
 		return 101;
-	if (!buf || len <= (int)strlen(st.busid[dev]))
+	if (!buf || len <= (int)strlen(st.busid[phys(dev)]))
 		return 1;
-	strcpy(buf, st.busid[dev]);
+	strcpy(buf, st.busid[phys(dev)]);
 	return 0;
+}
+
+EXPORT CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice dev)
+{
+	LOCKED(get_busid(buf, len, dev));
 }
 
 static CUresult retain(CUcontext *ctx, CUdevice dev)
 {
+	int p = phys(dev);
+
 	if (!st.initialized)
 		return 3;
-	if (dev < 0 || dev >= st.ndevs)
+	if (p < 0)
 		return 101;
-	st.ctx[dev].dev = dev;
-	st.ctx[dev].retained++;
-	*ctx = &st.ctx[dev];
+	st.ctx[p].dev = p;
+	st.ctx[p].retained++;
+	*ctx = &st.ctx[p];
 	return 0;
 }
 
@@ -239,49 +351,76 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 
 static CUresult release(CUdevice dev)
 {
-	if (dev < 0 || dev >= st.ndevs)
+	int p = phys(dev);
+
+	if (p < 0)
 		return 101;
-	if (st.ctx[dev].retained <= 0)
+	if (st.ctx[p].retained <= 0)
 		return 201;
-	st.ctx[dev].retained--;
+	st.ctx[p].retained--;
 	return 0;
 }
 
+#ifdef STUB_LEGACY_RELEASE	/* an old driver: no _v2 */
+EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+#else
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+#endif
 {
 	LOCKED(release(dev));
 }
 
-EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
+static int valid_ctx(CUcontext ctx)
 {
-	if (ctx && (ctx < st.ctx || ctx >= st.ctx + st.ndevs ||
-		    !ctx->retained))
+	return ctx >= st.ctx && ctx < st.ctx + MAX_DEVS && ctx->retained;
+}
+
+static CUresult set_current(CUcontext ctx)
+{
+	if (ctx && !valid_ctx(ctx))
 		return 201;
 	current = ctx;
 	return 0;
 }
 
-EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
+EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+	LOCKED(set_current(ctx));
+}
+
+static CUresult can_access(int *can, CUdevice dev, CUdevice peer)
 {
 	if (!st.initialized)
 		return 3;
-	if (dev < 0 || dev >= st.ndevs || peer < 0 || peer >= st.ndevs)
+	if (phys(dev) < 0 || phys(peer) < 0)
 		return 101;
-	*can = dev != peer && !rule(R_REFUSE, dev, peer);
+	*can = dev != peer &&
+	       !rule(R_REFUSE, phys(dev), phys(peer), OP_WRITE | OP_READ);
 	return 0;
+}
+
+EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
+{
+	LOCKED(can_access(can, dev, peer));
 }
 
 static CUresult enable_peer(CUcontext peer, unsigned int flags)
 {
-	if (!current || !peer || !peer->retained)
+	int i, n = 0;
+
+	if (!current || !peer || !valid_ctx(peer))
 		return 201;
 	if (flags || peer == current)
 		return 1;
-	if (rule(R_REFUSE, current->dev, peer->dev) ||
-	    rule(R_NOENABLE, current->dev, peer->dev))
+	if (rule(R_REFUSE, current->dev, peer->dev, OP_WRITE | OP_READ) ||
+	    rule(R_NOENABLE, current->dev, peer->dev, OP_WRITE | OP_READ))
 		return 217;
 	if (current->peer[peer->dev])
 		return 704;
+	for (i = 0; i < MAX_DEVS; i++)
+		n += current->peer[i];
+	if (n >= MAX_PEERS)
+		return 711;
 	current->peer[peer->dev] = 1;
 	return 0;
 }
@@ -289,6 +428,75 @@ static CUresult enable_peer(CUcontext peer, unsigned int flags)
 EXPORT CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags)
 {
 	LOCKED(enable_peer(peer, flags));
+}
+
+static CUresult disable_peer(CUcontext peer)
+{
+	if (!current || !peer || !valid_ctx(peer))
+		return 201;
+	if (!current->peer[peer->dev])
+		return 705;
+	current->peer[peer->dev] = 0;
+	return 0;
+}
+
+EXPORT CUresult cuCtxDisablePeerAccess(CUcontext peer)
+{
+	LOCKED(disable_peer(peer));
+}
+
+static CUresult stream_create(CUstream *s, unsigned int flags)
+{
+	int i;
+
+	if (!current)
+		return 201;
+	if (flags > 1)
+		return 1;
+	for (i = 0; i < MAX_STREAMS && st.streams[i].ctx; i++)
+		;
+	if (i == MAX_STREAMS)
+		return 2;
+	st.streams[i].ctx = current;
+	st.streams[i].hung = 0;
+	*s = &st.streams[i];
+	return 0;
+}
+
+EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
+{
+	LOCKED(stream_create(s, flags));
+}
+
+static int valid_stream(CUstream s)
+{
+	return s >= st.streams && s < st.streams + MAX_STREAMS && s->ctx;
+}
+
+static CUresult stream_destroy(CUstream s)
+{
+	if (!valid_stream(s))
+		return 400;
+	s->ctx = NULL;
+	return 0;
+}
+
+EXPORT CUresult cuStreamDestroy_v2(CUstream s)
+{
+	LOCKED(stream_destroy(s));
+}
+
+EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+	int hung;
+
+	pthread_mutex_lock(&st.lock);
+	hung = valid_stream(s) && s->hung;
+	pthread_mutex_unlock(&st.lock);
+	/* A copy that never completes: nothing returns. */
+	while (hung)
+		pause();
+	LOCKED(valid_stream(s) ? 0 : 400);
 }
 
 static CUresult mem_alloc(CUdeviceptr *dptr, size_t size)
@@ -341,7 +549,7 @@ static CUresult htod(CUdeviceptr dst, const void *src, size_t size)
 
 	if (!current)
 		return 201;
-	if (!a)
+	if (!a || a->dev != current->dev)
 		return 1;
 	memcpy((void *)(uintptr_t)dst, src, size);
 	return 0;
@@ -358,7 +566,7 @@ static CUresult dtoh(void *dst, CUdeviceptr src, size_t size)
 
 	if (!current)
 		return 201;
-	if (!a)
+	if (!a || a->dev != current->dev)
 		return 1;
 	memcpy(dst, (void *)(uintptr_t)src, size);
 	return 0;
@@ -369,63 +577,119 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t size)
 	LOCKED(dtoh(dst, src, size));
 }
 
+/*
+ * The engine of @s's context carries the copy.  Direct only with peer
+ * access from that context to the other GPU; else staged through the
+ * host: correct data, and no P2P at all.
+ */
 static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
-			  CUcontext sctx, size_t size)
+			  CUcontext sctx, size_t size, CUstream s)
 {
-	struct alloc *d = find(dst, size), *s = find(src, size);
+	struct alloc *d = find(dst, size), *sr = find(src, size);
+	int eng, other, op;
 
-	if (!dctx || !sctx || !dctx->retained || !sctx->retained)
+	if (!valid_ctx(dctx) || !valid_ctx(sctx))
 		return 201;
-	if (!d || !s || d->dev != dctx->dev || s->dev != sctx->dev)
+	if (!valid_stream(s))
+		return 400;
+	if (!d || !sr || d->dev != dctx->dev || sr->dev != sctx->dev)
 		return 1;
 	st.peer_copies++;
-	if (sctx != dctx && !sctx->peer[dctx->dev])
-		return 705;
-	if (rule(R_ERROR, sctx->dev, dctx->dev))
+	eng = s->ctx->dev;
+	op = eng == sctx->dev ? OP_WRITE : OP_READ;
+	other = op == OP_WRITE ? dctx->dev : sctx->dev;
+	if (sctx == dctx || (other != eng && !s->ctx->peer[other])) {
+		st.staged += sctx != dctx;
+		memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, size);
+		return 0;
+	}
+	if (rule(R_ERROR, eng, other, op)) {
+		st.sticky = 700;
 		return 700;
-	if (rule(R_FAULT, sctx->dev, dctx->dev))
+	}
+	if (rule(R_HANG, eng, other, op)) {
+		s->hung = 1;
+		return 0;
+	}
+	if (rule(R_FAULT, eng, other, op))
 		return 0;			/* the writes vanish */
-	if (rule(R_WRONG, sctx->dev, dctx->dev))
+	if (rule(R_WRONG, eng, other, op))
 		memset((void *)(uintptr_t)dst, 0, size);
 	else
 		memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, size);
 	return 0;
 }
 
+EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx,
+				  CUdeviceptr src, CUcontext sctx, size_t size,
+				  CUstream s)
+{
+	LOCKED(peer_copy(dst, dctx, src, sctx, size, s));
+}
+
+/* The synchronous copy, which the driver has too: the source's engine. */
+static CUresult peer_copy_sync(CUdeviceptr dst, CUcontext dctx,
+			       CUdeviceptr src, CUcontext sctx, size_t size)
+{
+	struct CUstream_st s = { .ctx = sctx };
+	int i;
+
+	for (i = 0; i < MAX_STREAMS && st.streams[i].ctx; i++)
+		;
+	if (i == MAX_STREAMS || !valid_ctx(sctx))
+		return 201;
+	st.streams[i] = s;
+	s.hung = peer_copy(dst, dctx, src, sctx, size, &st.streams[i]);
+	/* A copy that never completes: a synchronous one never returns. */
+	while (st.streams[i].hung)
+		pause();
+	st.streams[i].ctx = NULL;
+	return s.hung;
+}
+
 EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 			     CUcontext sctx, size_t size)
 {
-	LOCKED(peer_copy(dst, dctx, src, sctx, size));
+	LOCKED(peer_copy_sync(dst, dctx, src, sctx, size));
 }
 
 EXPORT CUresult cuCtxSynchronize(void)
 {
-	return current ? 0 : 201;
+	LOCKED(current ? 0 : 201);
 }
 
-EXPORT CUresult cuGetErrorString(CUresult err, const char **str)
+static const struct {
+	CUresult err;
+	const char *name, *str;
+} errors[] = {
+	{ 0, "CUDA_SUCCESS", "no error" },
+	{ 1, "CUDA_ERROR_INVALID_VALUE", "invalid argument" },
+	{ 2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory" },
+	{ 3, "CUDA_ERROR_NOT_INITIALIZED", "initialization error" },
+	{ 100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
+	{ 101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
+	{ 201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
+	{ 217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
+	  "peer access is not supported between these two devices" },
+	{ 400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
+	{ 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
+	  "an illegal memory access was encountered" },
+	{ 704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
+	  "peer access is already enabled" },
+	{ 705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
+	  "peer access has not been enabled" },
+	{ 711, "CUDA_ERROR_TOO_MANY_PEERS",
+	  "peer mapping resources exhausted" },
+};
+
+/* Error strings work after a sticky error too, as with the driver. */
+static CUresult error_text(CUresult err, const char **str, int name)
 {
-	static const struct {
-		CUresult err;
-		const char *str;
-	} table[] = {
-		{ 0, "no error" },
-		{ 1, "invalid argument" },
-		{ 2, "out of memory" },
-		{ 3, "initialization error" },
-		{ 100, "no CUDA-capable device is detected" },
-		{ 101, "invalid device ordinal" },
-		{ 201, "invalid device context" },
-		{ 217, "peer access is not supported between these two devices" },
-		{ 700, "an illegal memory access was encountered" },
-		{ 704, "peer access is already enabled" },
-		{ 705, "peer access has not been enabled" },
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		if (table[i].err == err) {
-			*str = table[i].str;
+	for (i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
+		if (errors[i].err == err) {
+			*str = name ? errors[i].name : errors[i].str;
 			return 0;
 		}
 	}
@@ -433,19 +697,34 @@ EXPORT CUresult cuGetErrorString(CUresult err, const char **str)
 	return 1;
 }
 
+EXPORT CUresult cuGetErrorString(CUresult err, const char **str)
+{
+	return error_text(err, str, 0);
+}
+
+EXPORT CUresult cuGetErrorName(CUresult err, const char **str)
+{
+	return error_text(err, str, 1);
+}
+
 __attribute__((destructor)) static void stub_report(void)
 {
 	const char *log = getenv("P2PMAP_CUDA_STUB_LOG");
-	int i, allocs = 0, ctxs = 0;
+	int i, j, allocs = 0, ctxs = 0, peers = 0, streams = 0;
 	FILE *f;
 
 	if (!log || !(f = fopen(log, "a")))
 		return;
 	for (i = 0; i < MAX_ALLOCS; i++)
 		allocs += !!st.allocs[i].p;
-	for (i = 0; i < MAX_DEVS; i++)
+	for (i = 0; i < MAX_DEVS; i++) {
 		ctxs += st.ctx[i].retained;
-	fprintf(f, "allocations=%d contexts=%d peer_copies=%lu\n", allocs,
-		ctxs, st.peer_copies);
+		for (j = 0; j < MAX_DEVS; j++)
+			peers += st.ctx[i].peer[j];
+	}
+	for (i = 0; i < MAX_STREAMS; i++)
+		streams += !!st.streams[i].ctx;
+	fprintf(f, "allocations=%d contexts=%d peers=%d streams=%d peer_copies=%lu staged=%lu\n",
+		allocs, ctxs, peers, streams, st.peer_copies, st.staged);
 	fclose(f);
 }

@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/verify/verify.c: the verdict rule, the bus id
- * normalisation, verify_direction() over an in-process fake CUDA API with
- * an injected fault counter source (the 0 -> 1 counter grows), the text,
- * JSON and vLLM cache formats.
+ * Unit tests for user/verify/: the verdict rule, the bus id
+ * normalisation, verify_copy_run() over an in-process fake CUDA API
+ * (peer access only from the initiator, disabled after; the copy on the
+ * initiator's stream), the text and JSON formats, the frameworks' cache
+ * files (caches.c: contents, Python's path rules, the device order rule)
+ * and the child process watchdog (isolate.c).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "caches.h"
+#include "isolate.h"
 #include "json_check.h"
 #include "tap.h"
 #include "verify.h"
 
 /* The fake driver: two devices, "device memory" is host memory. */
 static struct CUctx_st { int dev; } ctxs[2] = { { 0 }, { 1 } };
-static CUcontext cur;
+static struct CUstream_st { CUcontext ctx; } stream;
+static CUcontext cur, enabled_from, enabled_to, copy_engine;
 static int can_peer = 1, enable_res, peer_res, drop_copy, live_allocs;
+static int live_ctxs, live_streams;
 
 static CUresult f_init(unsigned int fl) { (void)fl; return 0; }
 static CUresult f_count(int *n) { *n = 2; return 0; }
@@ -27,8 +34,13 @@ static CUresult f_busid(char *b, int len, CUdevice d)
 	snprintf(b, len, d ? "00000000:C1:00.0" : "0000:01:00.0");
 	return 0;
 }
-static CUresult f_retain(CUcontext *c, CUdevice d) { *c = &ctxs[d]; return 0; }
-static CUresult f_release(CUdevice d) { (void)d; return 0; }
+static CUresult f_retain(CUcontext *c, CUdevice d)
+{
+	*c = &ctxs[d];
+	live_ctxs++;
+	return 0;
+}
+static CUresult f_release(CUdevice d) { (void)d; live_ctxs--; return 0; }
 static CUresult f_setcur(CUcontext c) { cur = c; return 0; }
 static CUresult f_can(int *c, CUdevice a, CUdevice b)
 {
@@ -38,9 +50,30 @@ static CUresult f_can(int *c, CUdevice a, CUdevice b)
 }
 static CUresult f_enable(CUcontext p, unsigned int fl)
 {
-	(void)p; (void)fl;
+	(void)fl;
+	if (!enable_res) {
+		enabled_from = cur;
+		enabled_to = p;
+	}
 	return enable_res;
 }
+static CUresult f_disable(CUcontext p)
+{
+	if (cur != enabled_from || p != enabled_to)
+		return 705;
+	enabled_from = enabled_to = NULL;
+	return 0;
+}
+static CUresult f_screate(CUstream *s, unsigned int fl)
+{
+	(void)fl;
+	stream.ctx = cur;
+	*s = &stream;
+	live_streams++;
+	return 0;
+}
+static CUresult f_sdestroy(CUstream s) { (void)s; live_streams--; return 0; }
+static CUresult f_ssync(CUstream s) { (void)s; return 0; }
 static CUresult f_alloc(CUdeviceptr *p, size_t n)
 {
 	*p = (uintptr_t)malloc(n);
@@ -59,9 +92,10 @@ static CUresult f_dtoh(void *d, CUdeviceptr s, size_t n)
 	return 0;
 }
 static CUresult f_peer(CUdeviceptr d, CUcontext dc, CUdeviceptr s,
-		       CUcontext sc, size_t n)
+		       CUcontext sc, size_t n, CUstream st)
 {
 	(void)dc; (void)sc;
+	copy_engine = st->ctx;
 	if (peer_res)
 		return peer_res;
 	if (drop_copy == 1)
@@ -73,6 +107,11 @@ static CUresult f_peer(CUdeviceptr d, CUcontext dc, CUdeviceptr s,
 	return 0;
 }
 static CUresult f_sync(void) { return 0; }
+static CUresult f_errname(CUresult e, const char **s)
+{
+	*s = e == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : NULL;
+	return *s ? 0 : 1;
+}
 static CUresult f_errstr(CUresult e, const char **s)
 {
 	*s = e == 700 ? "an illegal memory access was encountered" :
@@ -86,57 +125,89 @@ static const struct cuda_api api = {
 	.DeviceGetPCIBusId = f_busid, .DevicePrimaryCtxRetain = f_retain,
 	.DevicePrimaryCtxRelease = f_release, .CtxSetCurrent = f_setcur,
 	.DeviceCanAccessPeer = f_can, .CtxEnablePeerAccess = f_enable,
+	.CtxDisablePeerAccess = f_disable, .StreamCreate = f_screate,
+	.StreamDestroy = f_sdestroy, .StreamSynchronize = f_ssync,
 	.MemAlloc = f_alloc, .MemFree = f_free, .MemcpyHtoD = f_htod,
-	.MemcpyDtoH = f_dtoh, .MemcpyPeer = f_peer,
-	.CtxSynchronize = f_sync, .GetErrorString = f_errstr,
+	.MemcpyDtoH = f_dtoh, .MemcpyPeerAsync = f_peer,
+	.CtxSynchronize = f_sync, .GetErrorName = f_errname,
+	.GetErrorString = f_errstr,
 };
 
-/* Injected counters: 0 -> 1 grows by 2 over the copy, others stay at 9. */
-static unsigned int reads;
-static bool counters_known = true;
+static struct verify_gpu gpus[2] = {
+	{ .index = 0, .pos = 0, .pci = "0000:01:00.0" },
+	{ .index = 1, .pos = 1, .pci = "0000:c1:00.0" },
+};
 
-static bool fake_read(struct verify_faults *src, const struct verify_gpu *from,
-		      const struct verify_gpu *to, bool after, uint64_t *count)
-{
-	reads++;
-	if (!counters_known) {
-		src->why = "test";
-		return false;
-	}
-	*count = from->index == 0 && to->index == 1 ? (after ? 3 : 1) : 9;
-	return true;
-}
-
-static char *render_result(const struct verify_result *r)
+static char *render(const struct verify_result *r, size_t n, bool json,
+		    const struct verify_caches *c)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	verify_format_result(f, r);
+	if (json)
+		verify_json(f, r, n, c);
+	else
+		verify_format_result(f, r);
 	fclose(f);
 	return buf;
 }
 
+/* A direction whose two operations ran as @w and @rd. */
+static void direction(struct verify_result *r, int from, int to,
+		      enum verify_verdict w, enum verify_verdict rd)
+{
+	int op;
+
+	memset(r, 0, sizeof(*r));
+	r->from = &gpus[from];
+	r->to = &gpus[to];
+	r->size = 4096;
+	r->timeout = 60;
+	r->op[VERIFY_WRITE].verdict = w;
+	r->op[VERIFY_READ].verdict = rd;
+	for (op = 0; op < VERIFY_NR_OPS; op++) {
+		r->op[op].copy.data_checked = true;
+		r->op[op].copy.data_ok = r->op[op].verdict == VERIFY_WORKS;
+	}
+	r->verdict = w > rd ? w : rd;
+}
+
 static void test_decide(void)
 {
-	tap_ok(verify_decide(true, true, 0, 5, 0, true) == VERIFY_REFUSED,
-	       "decide: refused first");
-	tap_ok(verify_decide(false, true, 1, 2, 0, true) == VERIFY_FAULTED,
-	       "decide: a grown counter is faulted, even with correct data");
-	tap_ok(verify_decide(false, true, 1, 2, 700, false) == VERIFY_FAULTED,
-	       "decide: a grown counter is faulted, even with a CUDA error");
-	tap_ok(verify_decide(false, false, 1, 2, 0, true) == VERIFY_WORKS,
+	struct verify_op_result o = { 0 };
+
+	o.copy.data_checked = o.copy.data_ok = true;
+	tap_ok(verify_decide(&o) == VERIFY_WORKS, "decide: works");
+	o.has_before = o.has_after = true;
+	o.faults_before = 1;
+	o.faults_after = 2;
+	o.copy.refused = true;
+	o.hung = true;
+	tap_ok(verify_decide(&o) == VERIFY_FAULTED,
+	       "decide: a grown counter is faulted, before anything else");
+	o.faults_after = 1;
+	tap_ok(verify_decide(&o) == VERIFY_HUNG, "decide: then hung");
+	o.hung = false;
+	tap_ok(verify_decide(&o) == VERIFY_REFUSED, "decide: then refused");
+	o.copy.refused = false;
+	snprintf(o.child_error, sizeof(o.child_error), "signal 11");
+	tap_ok(verify_decide(&o) == VERIFY_ERROR, "decide: a dead child is an error");
+	o.child_error[0] = '\0';
+	o.copy.data_checked = false;
+	tap_ok(verify_decide(&o) == VERIFY_ERROR,
+	       "decide: no data read back is never works");
+	o.copy.data_checked = true;
+	o.copy.data_ok = false;
+	tap_ok(verify_decide(&o) == VERIFY_WRONG_DATA, "decide: wrong data");
+	o.has_after = false;
+	o.faults_after = 9;
+	o.copy.data_ok = true;
+	tap_ok(verify_decide(&o) == VERIFY_WORKS,
 	       "decide: unknown counters are not looked at");
-	tap_ok(verify_decide(false, true, 2, 2, 700, true) == VERIFY_ERROR,
-	       "decide: a CUDA error");
-	tap_ok(verify_decide(false, true, 2, 2, 0, false) == VERIFY_WRONG_DATA,
-	       "decide: wrong data");
-	tap_ok(verify_decide(false, true, 2, 2, 0, true) == VERIFY_WORKS,
-	       "decide: works");
 	tap_ok(!strcmp(verify_verdict_name(VERIFY_REFUSED), "peer access refused") &&
-	       !strcmp(verify_verdict_name(VERIFY_WRONG_DATA), "wrong data"),
-	       "verdict names");
+	       !strcmp(verify_verdict_name(VERIFY_HUNG), "hung") &&
+	       !strcmp(verify_op_name(VERIFY_READ), "read"), "names");
 }
 
 static void test_busid(void)
@@ -149,120 +220,210 @@ static void test_busid(void)
 	       !strcmp(out, "0001:c1:1f.7"), "bus id: 8-digit domain");
 	tap_ok(verify_norm_busid("0000:3b:00", out) &&
 	       verify_norm_busid("0000:3b:20.0", out) &&
-	       verify_norm_busid("10000:3b:00.0", out) &&
+	       verify_norm_busid("00010000:3b:00.0", out) &&
 	       verify_norm_busid("0000:3b:00.0x", out),
-	       "bus id: malformed ones refused");
+	       "bus id: malformed ones and domains above 0xffff refused");
+}
+
+static void test_copy(void)
+{
+	struct verify_copy c;
+
+	verify_copy_run(&api, 0, 1, VERIFY_WRITE, 4096, &c);
+	tap_ok(c.data_checked && c.data_ok && !c.cuda_call[0] &&
+	       copy_engine == &ctxs[0], "write 0 -> 1: on GPU0's stream, data correct");
+	tap_ok(!enabled_from && !live_allocs && !live_ctxs && !live_streams,
+	       "peer access disabled, memory freed, stream and contexts released");
+	verify_copy_run(&api, 1, 0, VERIFY_READ, 4096, &c);
+	tap_ok(c.data_ok && copy_engine == &ctxs[1],
+	       "read 1 <- 0: on GPU1's stream (GPU1 initiates)");
+	drop_copy = 1;
+	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);
+	tap_ok(c.data_checked && !c.data_ok && c.first_diff == 0,
+	       "dropped writes: wrong data at byte 0 (the destination was pre-filled)");
+	drop_copy = 2;
+	verify_copy_run(&api, 1, 0, VERIFY_READ, 4096, &c);
+	tap_ok(!c.data_ok && c.first_diff == 0, "a partial copy: wrong data");
+	drop_copy = 0;
+	peer_res = 700;
+	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);
+	tap_ok(!strcmp(c.cuda_call, "cuMemcpyPeerAsync") && c.cuda_code == 700 &&
+	       !strcmp(c.cuda_error, "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered") &&
+	       !c.data_checked, "a CUDA error: the call, name, number and text");
+	peer_res = 0;
+	enable_res = 704;
+	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);
+	tap_ok(c.data_ok && !c.cuda_call[0],
+	       "peer access already enabled (704): copied, not disabled");
+	enable_res = 217;
+	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);
+	tap_ok(c.refused && c.cuda_code == 217 && !c.data_checked &&
+	       !strcmp(c.cuda_error, "CUDA error 217: peer access is not supported between these two devices"),
+	       "cuCtxEnablePeerAccess 217: refused, no copy (never staged)");
+	enable_res = 711;
+	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);
+	tap_ok(!c.refused && c.cuda_code == 711 && !c.data_checked,
+	       "another cuCtxEnablePeerAccess error: an error, no copy");
+	enable_res = 0;
+	can_peer = 0;
+	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);
+	tap_ok(c.refused && !c.cuda_call[0] && !c.can_access,
+	       "cuDeviceCanAccessPeer 0: refused, no copy");
+	can_peer = 1;
+	tap_ok(!live_allocs && !live_ctxs && !live_streams,
+	       "nothing left after the error paths");
+}
+
+static void test_format(void)
+{
+	struct verify_caches c = { .order = "PCI_BUS_ID", .vllm = "/x \"y\".json" };
+	struct verify_result r[2];
+	char *buf, out[256];
+
+	direction(&r[0], 0, 1, VERIFY_WORKS, VERIFY_WORKS);
+	buf = render(r, 1, false, NULL);
+	tap_ok(!strcmp(buf, "GPU0 (0000:01:00.0) -> GPU1 (0000:c1:00.0): works\n"),
+	       "works line");
+	free(buf);
+	direction(&r[1], 1, 0, VERIFY_WORKS, VERIFY_FAULTED);
+	r[1].op[VERIFY_READ].faults_before = 1;
+	r[1].op[VERIFY_READ].faults_after = 3;
+	r[1].op[VERIFY_READ].has_before = r[1].op[VERIFY_READ].has_after = true;
+	buf = render(&r[1], 1, false, NULL);
+	tap_ok(!strcmp(buf, "GPU1 (0000:c1:00.0) -> GPU0 (0000:01:00.0): faulted [write: works; read: faulted (p2pmap fault counter 1 -> 3, data wrong)]\n"),
+	       "split line: %s", buf);
+	free(buf);
+	buf = render(r, 2, true, &c);
+	tap_ok(json_valid(buf), "--json is valid JSON");
+	if (json_python(buf,
+			"import json,sys; d = json.load(sys.stdin); x = d[\"directions\"][1]; "
+			"print(x[\"verdict\"], x[\"faults_before\"], x[\"faults_after\"], "
+			"x[\"write\"][\"verdict\"], x[\"read\"][\"faults_after\"], "
+			"d[\"summary\"][\"working\"], d[\"device_order\"], d[\"vllm_cache\"], d[\"sglang_cache\"])",
+			out, sizeof(out)) >= 0)
+		tap_ok(!strcmp(out, "faulted 1 3 works 3 1 PCI_BUS_ID /x \"y\".json None"),
+		       "--json read by python3: %s", out);
+	free(buf);
+}
+
+static void test_caches(void)
+{
+	struct verify_result r[2];
+	char *buf = NULL, path[512], why[512];
+	struct verify_gpu sel[2];
+	size_t len;
+	FILE *f;
+
+	direction(&r[0], 0, 1, VERIFY_WORKS, VERIFY_WORKS);
+	direction(&r[1], 1, 0, VERIFY_WORKS, VERIFY_WRONG_DATA);
+	f = open_memstream(&buf, &len);
+	verify_cache_render(f, r, 2, 2);
+	fclose(f);
+	tap_ok(!strcmp(buf, "{\n    \"0->0\": true,\n    \"0->1\": false,\n    \"1->0\": false,\n    \"1->1\": true\n}"),
+	       "cache: json.dump(indent=4) bytes, a pair true only both ways");
+	free(buf);
+	buf = NULL;
+	direction(&r[1], 1, 0, VERIFY_WORKS, VERIFY_WORKS);
+	f = open_memstream(&buf, &len);
+	verify_cache_render(f, r, 2, 2);
+	fclose(f);
+	tap_ok(strstr(buf, "\"0->1\": true") && strstr(buf, "\"1->0\": true"),
+	       "cache: both directions work: true both ways");
+	free(buf);
+
+	setenv("HOME", "/home/u/", 1);
+	tap_ok(!py_expanduser("~", path, sizeof(path)) && !strcmp(path, "/home/u") &&
+	       !py_expanduser("~/a", path, sizeof(path)) && !strcmp(path, "/home/u/a") &&
+	       !py_expanduser("a~/b", path, sizeof(path)) && !strcmp(path, "a~/b") &&
+	       !py_expanduser("~nosuchuser-p2pmap/x", path, sizeof(path)) &&
+	       !strcmp(path, "~nosuchuser-p2pmap/x") &&
+	       !py_expanduser("~root/x", path, sizeof(path)) &&
+	       !strcmp(path, "/root/x"), "expanduser: Python's rules");
+	setenv("HOME", "", 1);
+	tap_ok(!py_expanduser("~", path, sizeof(path)) && !strcmp(path, "/"),
+	       "expanduser: empty HOME gives /");
+	setenv("HOME", "/home/u", 1);
+	unsetenv("VLLM_CACHE_ROOT");
+	unsetenv("XDG_CACHE_HOME");
+	sel[0] = gpus[0];
+	sel[1] = gpus[1];
+	tap_ok(!verify_cache_path(VERIFY_VLLM, sel, 2, 2, NULL, path, sizeof(path),
+				  why, sizeof(why)) &&
+	       !strcmp(path, "/home/u/.cache/vllm/gpu_p2p_access_cache_for_0,1.json"),
+	       "vLLM path: ~/.cache/vllm, devices 0..n-1");
+	setenv("XDG_CACHE_HOME", "/xdg", 1);
+	tap_ok(!verify_cache_path(VERIFY_VLLM, sel, 2, 2, "GPU-a, 1", path,
+				  sizeof(path), why, sizeof(why)) &&
+	       !strcmp(path, "/xdg/vllm/gpu_p2p_access_cache_for_GPU-a, 1.json"),
+	       "vLLM path: XDG_CACHE_HOME, CUDA_VISIBLE_DEVICES verbatim");
+	tap_ok(!verify_cache_path(VERIFY_SGLANG, sel, 2, 2, NULL, path,
+				  sizeof(path), why, sizeof(why)) &&
+	       !strcmp(path, "/home/u/.cache/sglang/gpu_p2p_access_cache_for_0,1.json"),
+	       "SGLang path: ~/.cache/sglang whatever XDG_CACHE_HOME says");
+	setenv("VLLM_CACHE_ROOT", "~/v/", 1);
+	sel[0].index = 3;
+	tap_ok(!verify_cache_path(VERIFY_VLLM, sel, 2, 4, "4,5,6,7", path,
+				  sizeof(path), why, sizeof(why)) &&
+	       !strcmp(path, "/home/u/v/gpu_p2p_access_cache_for_7,5.json"),
+	       "vLLM path: VLLM_CACHE_ROOT with ~, a subset named by its entries");
+	setenv("VLLM_CACHE_ROOT", "", 1);
+	tap_ok(verify_cache_path(VERIFY_VLLM, sel, 2, 4, NULL, path,
+				 sizeof(path), why, sizeof(why)) &&
+	       strstr(why, "relative"), "vLLM path: empty VLLM_CACHE_ROOT refused");
+	unsetenv("VLLM_CACHE_ROOT");
+
+	tap_ok(!verify_order_problem("PCI_BUS_ID", "1,0", gpus, 2) &&
+	       !verify_order_problem(NULL, NULL, gpus, 2) &&
+	       verify_order_problem(NULL, "1,0", gpus, 2) &&
+	       verify_order_problem("FASTEST_FIRST", "0,1", gpus, 2),
+	       "order: PCI_BUS_ID, or the default order already PCI order");
+	sel[0] = gpus[1];
+	sel[1] = gpus[0];
+	tap_ok(verify_order_problem(NULL, NULL, sel, 2) != NULL,
+	       "order: the default order not PCI order: a problem");
+}
+
+static void child_ok(void *arg, void *out)
+{
+	(void)arg;
+	memcpy(out, "result", 7);
+}
+
+static void child_hang(void *arg, void *out)
+{
+	(void)arg;
+	(void)out;
+	for (;;)
+		pause();
+}
+
+static void child_crash(void *arg, void *out)
+{
+	(void)arg;
+	(void)out;
+	abort();
+}
+
+static void test_isolate(void)
+{
+	char out[7], why[160];
+
+	tap_ok(isolate_run(child_ok, NULL, out, sizeof(out), 5, why, sizeof(why)) ==
+	       ISOLATE_OK && !strcmp(out, "result"), "isolate: the child's result");
+	tap_ok(isolate_run(child_hang, NULL, out, sizeof(out), 1, why, sizeof(why)) ==
+	       ISOLATE_TIMEOUT && strstr(why, "killed"), "isolate: the watchdog kills");
+	tap_ok(isolate_run(child_crash, NULL, out, sizeof(out), 5, why, sizeof(why)) ==
+	       ISOLATE_DIED && strstr(why, "signal 6"), "isolate: a crash is said: %s",
+	       why);
 }
 
 int main(void)
 {
-	struct verify_faults faults = { .read = fake_read };
-	struct verify_gpu gpus[2];
-	struct verify_result r[2];
-	char devs[64], *buf, out[256];
-	size_t len;
-	bool no_cuda;
-	FILE *f;
-	int n;
-
 	test_decide();
 	test_busid();
-
-	n = verify_open(&api, NULL, 0, gpus, &no_cuda, out, sizeof(out));
-	tap_ok(n == 2 && !strcmp(gpus[1].pci, "0000:c1:00.0") &&
-	       gpus[1].pos == 1, "open: every device, normalised bus ids");
-
-	verify_direction(&api, &gpus[0], &gpus[1], 4096, &faults, &r[0]);
-	tap_ok(r[0].verdict == VERIFY_FAULTED && r[0].faults_before == 1 &&
-	       r[0].faults_after == 3 && r[0].data_ok && reads == 2,
-	       "0 -> 1: the injected counter grows: faulted, data correct");
-	buf = render_result(&r[0]);
-	tap_ok(!strcmp(buf, "GPU0 (0000:01:00.0) -> GPU1 (0000:c1:00.0): faulted (p2pmap fault counter 1 -> 3, data correct)\n"),
-	       "faulted line");
-	free(buf);
-
-	verify_direction(&api, &gpus[1], &gpus[0], 4096, &faults, &r[1]);
-	tap_ok(r[1].verdict == VERIFY_WORKS && r[1].faults_before == 9 &&
-	       r[1].faults_after == 9, "1 -> 0: counter steady, data correct: works");
-	tap_ok(live_allocs == 0, "every allocation freed");
-
-	drop_copy = 1;
-	verify_direction(&api, &gpus[1], &gpus[0], 4096, &faults, &r[1]);
-	tap_ok(r[1].verdict == VERIFY_WRONG_DATA && r[1].first_diff == 0,
-	       "dropped writes: wrong data at byte 0 (the destination was pre-filled)");
-	drop_copy = 2;
-	verify_direction(&api, &gpus[1], &gpus[0], 4096, &faults, &r[1]);
-	tap_ok(r[1].verdict == VERIFY_WRONG_DATA && r[1].first_diff == 0,
-	       "a partial copy: wrong data");
-	drop_copy = 0;
-
-	peer_res = 700;
-	verify_direction(&api, &gpus[1], &gpus[0], 4096, &faults, &r[1]);
-	buf = render_result(&r[1]);
-	tap_ok(r[1].verdict == VERIFY_ERROR &&
-	       !strcmp(buf, "GPU1 (0000:c1:00.0) -> GPU0 (0000:01:00.0): error (cuMemcpyPeer: CUDA error 700: an illegal memory access was encountered)\n"),
-	       "a CUDA error: error, with call and text");
-	free(buf);
-	peer_res = 0;
-
-	enable_res = 704;
-	verify_direction(&api, &gpus[1], &gpus[0], 4096, &faults, &r[1]);
-	tap_ok(r[1].verdict == VERIFY_WORKS && !r[1].cuda_call,
-	       "peer access already enabled (704) is fine");
-	enable_res = 217;
-	verify_direction(&api, &gpus[1], &gpus[0], 4096, &faults, &r[1]);
-	tap_ok(r[1].verdict == VERIFY_REFUSED && r[1].cuda_code == 217,
-	       "cuCtxEnablePeerAccess 217: peer access refused");
-	enable_res = 0;
-	can_peer = 0;
-	reads = 0;
-	verify_direction(&api, &gpus[1], &gpus[0], 4096, &faults, &r[1]);
-	tap_ok(r[1].verdict == VERIFY_REFUSED && !r[1].cuda_call && !reads &&
-	       !r[1].has_before, "cuDeviceCanAccessPeer 0: refused, no copy");
-	can_peer = 1;
-
-	counters_known = false;
-	verify_direction(&api, &gpus[0], &gpus[1], 4096, &faults, &r[0]);
-	tap_ok(r[0].verdict == VERIFY_WORKS && !r[0].has_before &&
-	       !r[0].has_after, "unknown counters: verdict from the data");
-	counters_known = true;
-
-	/* r[0]: 0 -> 1 faulted; r[1]: 1 -> 0 works. */
-	verify_direction(&api, &gpus[0], &gpus[1], 4096, &faults, &r[0]);
-	verify_direction(&api, &gpus[1], &gpus[0], 4096, &faults, &r[1]);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	verify_vllm_render(f, r, 2, 2);
-	fclose(f);
-	tap_ok(!strcmp(buf, "{\"0->0\":true,\"0->1\":false,\"1->0\":true,\"1->1\":true}\n"),
-	       "vLLM cache: true only for works, diagonal true");
-	free(buf);
-
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	verify_format_summary(f, r, 2);
-	verify_json(f, r, 2, "/tmp/x \"y\".json");
-	fclose(f);
-	tap_ok(!strncmp(buf, "verify: 2 directions, 1 work\n", 29),
-	       "summary line");
-	tap_ok(json_valid(strchr(buf, '\n') + 1), "--json is valid JSON");
-	if (json_python(strchr(buf, '\n') + 1,
-			"import json,sys; d = json.load(sys.stdin); x = d[\"directions\"][0]; "
-			"print(x[\"verdict\"], x[\"faults_before\"], x[\"faults_after\"], "
-			"x[\"from_pci\"], d[\"summary\"][\"working\"], d[\"vllm_cache\"])",
-			out, sizeof(out)) >= 0)
-		tap_ok(!strcmp(out, "faulted 1 3 0000:01:00.0 1 /tmp/x \"y\".json"),
-		       "--json read by python3: %s", out);
-	free(buf);
-
-	tap_ok(!verify_vllm_devs(devs, sizeof(devs), gpus, 2, NULL) &&
-	       !strcmp(devs, "0,1"), "vLLM devs: indices");
-	gpus[0].index = 2;
-	gpus[1].index = 0;
-	tap_ok(!verify_vllm_devs(devs, sizeof(devs), gpus, 2, "4,5,GPU-ab") &&
-	       !strcmp(devs, "GPU-ab,4"), "vLLM devs: CUDA_VISIBLE_DEVICES entries");
-	gpus[0].index = 7;
-	tap_ok(!verify_vllm_devs(devs, sizeof(devs), gpus, 2, "4,5") &&
-	       !strcmp(devs, "7,4"), "vLLM devs: an index past CUDA_VISIBLE_DEVICES stays");
+	test_copy();
+	test_format();
+	test_caches();
+	test_isolate();
 	return tap_done();
 }

@@ -6,7 +6,8 @@
 # only).  Prints TAP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-p2pmap=$top/user/p2pmap
+# P2PMAP_VERIFY_BIN: another build (to show a test fails on old code).
+p2pmap=${P2PMAP_VERIFY_BIN:-$top/user/p2pmap}
 stubdir=$top/build/cuda-stub
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -18,31 +19,32 @@ tap $? "p2pmap builds"
 make -s -C "$top/tests/cuda-stub" OUT="$stubdir" >>"$tmp/build.log" 2>&1
 tap $? "the CUDA stub builds"
 
-want_syms="cuCtxEnablePeerAccess cuCtxSetCurrent cuCtxSynchronize
-cuDeviceCanAccessPeer cuDeviceGet cuDeviceGetCount cuDeviceGetPCIBusId
-cuDevicePrimaryCtxRelease_v2 cuDevicePrimaryCtxRetain cuGetErrorString
-cuInit cuMemAlloc_v2 cuMemFree_v2 cuMemcpyDtoH_v2 cuMemcpyHtoD_v2
-cuMemcpyPeer"
+# The stub exports what verify looks up (user/verify/cuda.h), and the
+# synchronous cuMemcpyPeer that the driver has too (older verifies used it).
+cc -I"$top/user/verify" -o "$tmp/names" "$top/tests/cuda-check/symbols.c" \
+	"$top/user/verify/cuda.c" -ldl 2>>"$tmp/build.log"
+want_syms=$( ("$tmp/names" -; echo cuMemcpyPeer) | sort | tr '\n' ' ')
 got_syms=$(nm -D --defined-only "$stubdir/libcuda.so.1" | awk '{print $3}' |
 	   sort | tr '\n' ' ')
-[ "$got_syms" = "$(echo $want_syms | tr ' ' '\n' | sort | tr '\n' ' ')" ]
-tap $? "the stub exports exactly the 16 entry points p2pmap looks up"
+[ -n "$want_syms" ] && [ "$got_syms" = "$want_syms" ]
+tap $? "the stub exports the $(echo $want_syms | wc -w) entry points verify looks up, and cuMemcpyPeer"
 
 # Four GPUs; the third has an upper-case bus id with an 8-digit domain.
+# Rules are for the engine of the first GPU (the initiator).
 devs="0000:01:00.0,0000:41:00.0,00000000:C1:00.0,0000:E1:00.0"
-rules="refuse=0->2;noenable=3->0;wrong=1->0;error=2->1;fault=0->1"
+rules="refuse=0->2;noenable=3->0;wrong=1->0;error=2->1;fault=0->1;hang=3->2:r"
 export P2PMAP_CUDA_STUB="$devs;$rules"
 export P2PMAP_CUDA_STUB_LOG=$tmp/stub.log
 export HOME=$tmp/home
-unset CUDA_VISIBLE_DEVICES VLLM_CACHE_ROOT XDG_CACHE_HOME
+unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER VLLM_CACHE_ROOT XDG_CACHE_HOME
 mkdir -p "$HOME"
-printf '# direction before after\n0->1 0 3\n2->0 4 4\n' >"$tmp/faults"
+printf '# direction before after\n0->1:write 0 3\n2->0 4 4\n' >"$tmp/faults"
 
 # run NAME ARGS...: p2pmap with the stub; NAME.out, NAME.err, NAME.rc
 run() {
 	local name=$1
 	shift
-	LD_LIBRARY_PATH=$stubdir "$p2pmap" "$@" >"$tmp/$name.out" \
+	LD_LIBRARY_PATH=${STUBDIR:-$stubdir} "$p2pmap" "$@" >"$tmp/$name.out" \
 		2>"$tmp/$name.err"
 	echo $? >"$tmp/$name.rc"
 }
@@ -51,121 +53,233 @@ line() {	# line NAME "GPUa (..) -> GPUb (..): VERDICT..."
 	grep -qxF -- "$2" "$tmp/$1.out"
 }
 
+g0="GPU0 (0000:01:00.0)" g1="GPU1 (0000:41:00.0)"
+g2="GPU2 (0000:c1:00.0)" g3="GPU3 (0000:e1:00.0)"
 rm -f "$tmp/stub.log"
-P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run all verify --vllm-cache
+start=$(date +%s)
+P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run all verify --timeout 2 --vllm-cache --sglang-cache
+took=$(($(date +%s) - start))
 [ "$(cat "$tmp/all.rc")" = 1 ]
 tap $? "exit 1 when a direction does not work"
-line all "GPU1 (0000:41:00.0) -> GPU2 (0000:c1:00.0): works"
+line all "$g1 -> $g2: works"
 tap $? "verdict works"
-line all "GPU2 (0000:c1:00.0) -> GPU0 (0000:01:00.0): works"
+line all "$g2 -> $g0: works"
 tap $? "verdict works with a counter that did not grow (4 -> 4)"
-line all "GPU1 (0000:41:00.0) -> GPU0 (0000:01:00.0): wrong data (first wrong byte at offset 0 of 4194304)"
-tap $? "verdict wrong data"
-line all "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): faulted (p2pmap fault counter 0 -> 3, data wrong)"
-tap $? "verdict faulted from the injected counters"
-line all "GPU0 (0000:01:00.0) -> GPU2 (0000:c1:00.0): peer access refused (cuDeviceCanAccessPeer: no)"
+line all "$g1 -> $g0: wrong data (first wrong byte at offset 0 of 4194304)"
+tap $? "verdict wrong data, on both operations"
+line all "$g0 -> $g1: faulted [write: faulted (p2pmap fault counter 0 -> 3, data wrong); read: wrong data (first wrong byte at offset 0 of 4194304)]"
+tap $? "faulted from the write's counters; the read judged on its own"
+line all "$g0 -> $g2: peer access refused (cuDeviceCanAccessPeer: no)"
 tap $? "verdict peer access refused (cuDeviceCanAccessPeer 0)"
-line all "GPU3 (0000:e1:00.0) -> GPU0 (0000:01:00.0): peer access refused (cuCtxEnablePeerAccess: peer access is not supported between these two devices)"
-tap $? "verdict peer access refused (cuCtxEnablePeerAccess 217)"
-line all "GPU2 (0000:c1:00.0) -> GPU1 (0000:41:00.0): error (cuMemcpyPeer: CUDA error 700: an illegal memory access was encountered)"
-tap $? "verdict error, with cuGetErrorString's text"
+line all "$g3 -> $g0: peer access refused (cuCtxEnablePeerAccess: CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (217): peer access is not supported between these two devices)"
+tap $? "verdict peer access refused (cuCtxEnablePeerAccess 217), name and number"
+line all "$g2 -> $g1: error (cuMemcpyPeerAsync: CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered)"
+tap $? "verdict error, with the CUresult's name, number and text"
+line all "$g3 -> $g2: hung [write: works; read: hung (not done after 2 s: killed)]"
+tap $? "a copy that never completes: hung, the child killed by the watchdog"
+[ "$took" -lt 20 ]
+tap $? "the hung copy cost one timeout, not the run ($took s)"
+# The sticky 700 of 2 -> 1 spoils nothing after it (one process each).
+for d in "$g2 -> $g3" "$g3 -> $g1" "$g1 -> $g3" "$g0 -> $g3"; do
+	line all "$d: works" || echo "# $d"
+done >"$tmp/sticky"
+[ ! -s "$tmp/sticky" ]
+tap $? "directions after a sticky CUDA error still work (each in its own process)"
 [ "$(grep -c ': ' "$tmp/all.out")" -ge 12 ] &&
-	line all "verify: 12 directions, 7 work"
+	line all "verify: 12 directions, 6 work"
 tap $? "12 directions, summary line"
-cache=$HOME/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json
-line all "vllm cache: $cache"
-tap $? "the vLLM cache path is printed"
-python3 - "$cache" "$tmp/all.out" <<'PY'
-import json, re, sys
-cache = json.load(open(sys.argv[1]))
-works = set()
-for l in open(sys.argv[2]):
-    m = re.match(r"GPU(\d) \(.*\) -> GPU(\d) \(.*\): (.*)", l)
-    if m and m.group(3) == "works":
-        works.add((int(m.group(1)), int(m.group(2))))
-want = {"%d->%d" % (a, b): a == b or (a, b) in works
-        for a in range(4) for b in range(4)}
-assert cache == want, (cache, want)
-assert cache["1->2"] is True and cache["0->1"] is False
+# Each child appends one line when it unloads the stub (the enumeration
+# too; the hung one is killed first).  A child without a CUDA error must
+# have freed, released, destroyed and disabled all it took, and no copy
+# may have been staged through the host.
+python3 - "$tmp/stub.log" <<'PY'
+import re, sys
+lines = [dict(kv.split("=") for kv in l.split()) for l in open(sys.argv[1])]
+assert len(lines) == 1 + 24 - 1, len(lines)
+clean = [l for l in lines if l["allocations"] == "0"]
+dirty = [l for l in lines if l["allocations"] != "0"]
+assert len(dirty) == 2, dirty          # the two 700s: the context is lost
+assert all(l["contexts"] == l["peers"] == l["streams"] == "0" for l in clean)
+assert all(l["staged"] == "0" for l in lines)
+assert sum(int(l["peer_copies"]) for l in lines) == 19  # 24 - 4 refused - 1 killed
 PY
-tap $? "the vLLM cache: every pair, true exactly for works (and the diagonal)"
-[ -z "$(ls -A "$HOME/.cache/vllm" | grep -v '^gpu_p2p_access_cache_for_0,1,2,3.json$')" ]
-tap $? "the vLLM cache is written atomically (no temporary file left)"
-[ "$(stat -c %a "$cache")" = 644 ]
-tap $? "the vLLM cache is mode 0644"
-grep -qx "allocations=0 contexts=0 peer_copies=10" "$tmp/stub.log"
-tap $? "every allocation freed and context released; 10 peer copies (not for refused)"
+tap $? "each child frees all it took, disables peer access, stages nothing"
 
-P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run json verify --json --size 64K
+cache=$HOME/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json
+sglang=$HOME/.cache/sglang/gpu_p2p_access_cache_for_0,1,2,3.json
+line all "vllm cache: $cache (read by vLLM only with VLLM_SKIP_P2P_CHECK=0)" &&
+	line all "sglang cache: $sglang (read by SGLang unless SGLANG_SKIP_P2P_CHECK=1)"
+tap $? "the cache paths are printed, with the variable each framework needs"
+# What the frameworks' own gpu_p2p_access_check() writes for the same
+# verdicts: vLLM vllm/distributed/device_communicators/
+# custom_all_reduce_utils.py (SGLang's copy is the same): keys in
+# itertools.product order, json.dump(cache, f, indent=4), no newline.  Key
+# "i->j" is the process on GPU j writing GPU i's buffer; a pair is true
+# only when p2pmap verified both directions (else the two ranks disagree).
+expect() {	# expect OUT CACHE: the file the frameworks would write
+	python3 - "$1" "$2" <<'PY'
+import itertools, json, re, sys
+works = set()
+n = 0
+for l in open(sys.argv[1]):
+    m = re.match(r"GPU(\d+) \(.*\) -> GPU(\d+) \(.*\): (\S+)", l)
+    if m:
+        a, b = int(m.group(1)), int(m.group(2))
+        n = max(n, a + 1, b + 1)
+        if m.group(3) == "works":
+            works.add((a, b))
+cache = {}
+for i, j in itertools.product(range(n), range(n)):
+    cache[f"{i}->{j}"] = i == j or ((i, j) in works and (j, i) in works)
+with open(sys.argv[2], "w") as f:
+    json.dump(cache, f, indent=4)
+PY
+}
+expect "$tmp/all.out" "$tmp/want.json" && cmp "$tmp/want.json" "$cache"
+tap $? "the vLLM cache is byte for byte what vLLM writes for these verdicts"
+cmp "$tmp/want.json" "$sglang"
+tap $? "the SGLang cache too, under ~/.cache/sglang"
+python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); assert c["1->3"] and c["3->1"] and not c["1->2"] and not c["2->1"] and not c["0->3"] and not c["3->0"]' "$cache"
+tap $? "a pair is true only when both its directions work (symmetric)"
+[ -z "$(ls -A "$HOME/.cache/vllm" | grep -v '^gpu_p2p_access_cache_for_0,1,2,3.json$')" ] &&
+	[ "$(stat -c %a "$cache")" = 644 ]
+tap $? "the cache is written atomically (no temporary file left), mode 0644"
+
+P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run json verify --json --size 64K --timeout 1
 python3 - "$tmp/json.out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 dirs = {(x["from"], x["to"]): x for x in d["directions"]}
 assert len(dirs) == 12
-assert d["summary"] == {"directions": 12, "working": 7}, d["summary"]
+assert d["summary"] == {"directions": 12, "working": 6}, d["summary"]
 f = dirs[(0, 1)]
 assert f["verdict"] == "faulted" and f["faults_before"] == 0 \
     and f["faults_after"] == 3 and f["cuda_error"] is None
+assert f["write"]["verdict"] == "faulted" and f["read"]["verdict"] == "wrong data"
+assert f["read"]["faults_after"] == 0
 assert f["from_pci"] == "0000:01:00.0" and f["to_pci"] == "0000:41:00.0"
 e = dirs[(2, 1)]
-assert e["verdict"] == "error"
-assert e["cuda_error"] == "an illegal memory access was encountered"
+assert e["verdict"] == "error" and e["cuda_code"] == 700
+assert e["cuda_call"] == "cuMemcpyPeerAsync"
+assert e["cuda_error"].endswith("an illegal memory access was encountered")
+assert dirs[(3, 2)]["verdict"] == "hung" and dirs[(3, 2)]["write"]["verdict"] == "works"
 assert dirs[(0, 2)]["verdict"] == "peer access refused"
-assert dirs[(0, 2)]["faults_before"] is None
 assert dirs[(1, 0)]["verdict"] == "wrong data"
 assert dirs[(1, 2)]["verdict"] == "works" and dirs[(1, 2)]["faults_after"] == 0
-assert d["vllm_cache"] is None
+assert d["vllm_cache"] is None and d["sglang_cache"] is None
+assert d["device_order"] == "FASTEST_FIRST"
 PY
-tap $? "--json: directions, verdicts, counters, CUDA errors, summary"
+tap $? "--json: directions, write and read, verdicts, counters, CUDA errors"
+
+# Writes and reads are told apart, by the initiator's engine.
+P2PMAP_CUDA_STUB="$devs;fault=1->3:r;wrong=3->1:w" run rw verify --devices 1,3
+line rw "$g1 -> $g3: wrong data [write: works; read: wrong data (first wrong byte at offset 0 of 4194304)]" &&
+	line rw "$g3 -> $g1: wrong data [write: wrong data (first wrong byte at offset 0 of 4194304); read: works]"
+tap $? "a read by GPU1 and a write by GPU3 fail alone: the initiator is the first GPU"
+
+# More GPUs than a device's eight peer connections: every direction works.
+ten=$(for i in 1 2 3 4 5 6 7 8 9 10; do printf '0000:%02x:00.0,' $((i * 16)); done)
+rm -f "$tmp/stub.log"
+P2PMAP_CUDA_STUB="${ten%,}" run ten verify --size 4K
+line ten "verify: 90 directions, 90 work" && ! grep -v ' peers=0 ' "$tmp/stub.log" | grep -q .
+tap $? "ten GPUs: 90 directions work (peer access disabled after each, never 711)"
 
 # A fault on a direction whose data arrive is still "faulted".
 printf '1->3 5 6\n' >"$tmp/faults2"
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults2 run f2 verify --devices 1,3
-line f2 "GPU1 (0000:41:00.0) -> GPU3 (0000:e1:00.0): faulted (p2pmap fault counter 5 -> 6, data correct)" &&
+line f2 "$g1 -> $g3: faulted (p2pmap fault counter 5 -> 6, data correct)" &&
 	[ "$(cat "$tmp/f2.rc")" = 1 ]
 tap $? "faulted whatever the data; exit 1"
-printf '0000:41:00.0->0000:e1:00.0 1 2\n' >"$tmp/faults3"
+printf '0000:41:00.0->0000:e1:00.0:read 1 2\n' >"$tmp/faults3"
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults3 run f3 verify --devices 3,1
-line f3 "GPU1 (0000:41:00.0) -> GPU3 (0000:e1:00.0): faulted (p2pmap fault counter 1 -> 2, data correct)"
-tap $? "the faults file takes PCI addresses too; --devices order is kept"
+line f3 "$g1 -> $g3: faulted [write: works; read: faulted (p2pmap fault counter 1 -> 2, data correct)]"
+tap $? "the faults file takes PCI addresses and an operation; --devices order is kept"
 
 # All work: exit 0.
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run good verify --devices 1,3 --vllm-cache
 [ "$(cat "$tmp/good.rc")" = 0 ] &&
-	line good "GPU1 (0000:41:00.0) -> GPU3 (0000:e1:00.0): works" &&
-	line good "GPU3 (0000:e1:00.0) -> GPU1 (0000:41:00.0): works" &&
+	line good "$g1 -> $g3: works" &&
+	line good "$g3 -> $g1: works" &&
 	line good "verify: 2 directions, 2 work"
 tap $? "exit 0 when every direction works"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == {"0->0": True, "0->1": True, "1->0": True, "1->1": True}' \
 	"$HOME/.cache/vllm/gpu_p2p_access_cache_for_1,3.json"
-tap $? "vLLM cache of a subset: named after the subset, keys are positions"
-CUDA_VISIBLE_DEVICES=4,5,6,7 XDG_CACHE_HOME=$tmp/xdg \
-	P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run vis verify --devices 1,3 --vllm-cache
-[ -f "$tmp/xdg/vllm/gpu_p2p_access_cache_for_5,7.json" ]
-tap $? "vLLM cache under XDG_CACHE_HOME, named by CUDA_VISIBLE_DEVICES' entries"
+tap $? "the cache of a subset: named after the subset, keys are positions"
+
+# Cache paths: vLLM's envs.py rules, computed here by Python itself.
+vllm_path() {
+	python3 -c 'import os; print(os.path.join(os.path.expanduser(os.getenv("VLLM_CACHE_ROOT", os.path.join(os.getenv("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache")), "vllm"))), "gpu_p2p_access_cache_for_1,3.json"))'
+}
+rc=0
+for env in "XDG_CACHE_HOME=$tmp/xdg" "VLLM_CACHE_ROOT=~/vroot" \
+	   "VLLM_CACHE_ROOT=~/vroot/" "XDG_CACHE_HOME=~/x" \
+	   "VLLM_CACHE_ROOT=$tmp/abs XDG_CACHE_HOME=$tmp/ignored"; do
+	# shellcheck disable=SC2086
+	want=$(env $env bash -c "$(declare -f vllm_path); vllm_path")
+	# shellcheck disable=SC2086
+	env $env LD_LIBRARY_PATH=$stubdir "$p2pmap" verify --devices 1,3 \
+		--vllm-cache >"$tmp/path.out" 2>&1
+	grep -qxF "vllm cache: $want (read by vLLM only with VLLM_SKIP_P2P_CHECK=0)" "$tmp/path.out" &&
+		[ -f "$want" ] || { rc=1; echo "# $env: want $want"; sed 's/^/#   /' "$tmp/path.out"; }
+done
+tap $rc "the vLLM cache goes where vLLM looks (VLLM_CACHE_ROOT, XDG_CACHE_HOME, ~)"
+VLLM_CACHE_ROOT= run empty verify --devices 1,3 --vllm-cache
+[ "$(cat "$tmp/empty.rc")" = 1 ] && grep -q "relative to its working directory" "$tmp/empty.err"
+tap $? "VLLM_CACHE_ROOT set but empty (vLLM would use its working directory): refused"
+CUDA_VISIBLE_DEVICES=3,1,0,2 run vis verify --devices 1,3 --vllm-cache
+[ "$(cat "$tmp/vis.rc")" = 1 ] && grep -q "CUDA_DEVICE_ORDER=PCI_BUS_ID" "$tmp/vis.err" &&
+	[ ! -e "$HOME/.cache/vllm/gpu_p2p_access_cache_for_1,2.json" ]
+tap $? "CUDA_VISIBLE_DEVICES in the default order: no cache, says to set CUDA_DEVICE_ORDER"
+CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=3,1,0,2 run vis2 verify --devices 1,3 --vllm-cache
+[ -f "$HOME/.cache/vllm/gpu_p2p_access_cache_for_1,2.json" ] &&
+	line vis2 "GPU1 (0000:41:00.0) -> GPU3 (0000:c1:00.0): works" &&
+	grep -q "start the server with CUDA_DEVICE_ORDER=PCI_BUS_ID" "$tmp/vis2.out"
+tap $? "with PCI_BUS_ID: CUDA_VISIBLE_DEVICES' entries name the file, ordinals follow the variable"
+CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=3,1,0,2 run vis3 verify --vllm-cache --timeout 1
+[ -f "$HOME/.cache/vllm/gpu_p2p_access_cache_for_3,1,0,2.json" ]
+tap $? "every visible device: the file is named after CUDA_VISIBLE_DEVICES verbatim"
+P2PMAP_CUDA_STUB="0000:41:00.0,0000:01:00.0" run order verify --vllm-cache
+[ "$(cat "$tmp/order.rc")" = 1 ] && grep -q "not PCI order" "$tmp/order.err"
+tap $? "the default order differs from PCI order: no cache without CUDA_DEVICE_ORDER=PCI_BUS_ID"
+CUDA_DEVICE_ORDER=PCI_BUS_ID P2PMAP_CUDA_STUB="0000:41:00.0,0000:01:00.0" run order2 verify --json --vllm-cache
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["device_order"] == "PCI_BUS_ID" and d["directions"][0]["from_pci"] == "0000:01:00.0" and d["vllm_cache"]' "$tmp/order2.out"
+tap $? "CUDA_DEVICE_ORDER=PCI_BUS_ID: ordinals in bus order, recorded in --json"
 
 # Without counters (module not loaded, no file): verdicts from the data.
 run nofile verify --devices 0,1
 grep -q "fault counters unknown" "$tmp/nofile.err" &&
-	line nofile "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): wrong data (first wrong byte at offset 0 of 4194304)"
+	line nofile "$g0 -> $g1: wrong data (first wrong byte at offset 0 of 4194304)"
 tap $? "fault counters unknown: said so, verified anyway"
 run nofilejson verify --devices 0,1 --json
 python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert all(x["faults_before"] is None and x["faults_after"] is None for x in d["directions"])' \
 	"$tmp/nofilejson.out"
 tap $? "fault counters unknown: null in --json"
 
+# An old driver without cuDevicePrimaryCtxRelease_v2.
+rm -f "$tmp/stub.log"
+STUBDIR=$stubdir/legacy run legacy verify --devices 1,3
+line legacy "verify: 2 directions, 2 work" && grep -q ' contexts=0 ' "$tmp/stub.log" &&
+	! grep -v ' contexts=0 ' "$tmp/stub.log" | grep -q .
+tap $? "no _v2 release (old driver): the legacy entry point releases the contexts"
+# A PCI domain p2pmap cannot name skips that device only.
+P2PMAP_CUDA_STUB="0000:01:00.0,00010000:02:00.0,0000:41:00.0" run dom verify
+grep -q "CUDA device 1: PCI bus id \"00010000:02:00.0\" .* skipped" "$tmp/dom.err" &&
+	line dom "GPU0 (0000:01:00.0) -> GPU2 (0000:41:00.0): works" &&
+	line dom "verify: 2 directions, 2 work"
+tap $? "a domain above 0xffff skips that device, verifies the others"
+
 # Usage errors: exit 2.
 rc=0
 for args in "--devices 0,0" "--devices 0" "--devices x" "--size 0" \
-	    "--size 2G" "--size" "--bogus"; do
+	    "--size 2G" "--size" "--timeout 0" "--timeout x" "--bogus" \
+	    "--devices 0,9"; do
 	# shellcheck disable=SC2086
 	run usage verify $args
 	[ "$(cat "$tmp/usage.rc")" = 2 ] || { rc=1; echo "# $args"; }
 done
-tap $rc "usage errors exit 2"
-run range verify --devices 0,9
-[ "$(cat "$tmp/range.rc")" = 1 ] && grep -q "no CUDA device 9" "$tmp/range.err"
-tap $? "a device index out of range: exit 1"
+tap $rc "usage errors exit 2 (a device index out of range too)"
+grep -q "no CUDA device 9" "$tmp/usage.err"
+tap $? "a device index out of range is named"
 
 # No CUDA: exit 3.
 P2PMAP_CUDA_STUB="" run nodev verify
@@ -175,6 +289,12 @@ tap $? "no CUDA devices: exit 3"
 P2PMAP_CUDA_STUB="0000:01:00.0" run onedev verify
 [ "$(cat "$tmp/onedev.rc")" = 3 ]
 tap $? "one CUDA device: exit 3"
+mkdir -p "$tmp/broken"
+echo "not a library" >"$tmp/broken/libcuda.so.1"
+STUBDIR=$tmp/broken run broken verify
+[ "$(cat "$tmp/broken.rc")" = 3 ] &&
+	grep -q "^p2pmap verify: the CUDA driver cannot be used: .*libcuda.so.1" "$tmp/broken.err"
+tap $? "a libcuda.so.1 that does not load: exit 3, dlopen's reason, not \"not found\""
 if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
 	tap_skip "no CUDA driver" "this host has a real libcuda.so.1"
 else

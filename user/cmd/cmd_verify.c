@@ -1,24 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * p2pmap verify [--devices 0,1,...] [--vllm-cache] [--size BYTES] [--json]:
- * copy a known pattern over every ordered pair of CUDA devices with
- * cuMemcpyPeer, check it, and watch p2pmap's fault counters meanwhile.
+ * p2pmap verify [--devices 0,1,...] [--size BYTES] [--timeout SECONDS]
+ *               [--vllm-cache] [--sglang-cache] [--json]:
+ * per direction A -> B of the selected CUDA devices, a write and a read
+ * issued by A (verify.h), each in a child process with a watchdog, with
+ * p2pmap's fault counters read before and after; then, if asked, the
+ * frameworks' cache files (caches.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "caches.h"
 #include "cmd.h"
+#include "isolate.h"
 #include "verify.h"
 #include "verify_faults.h"
 
-#define VERIFY_USAGE "usage: p2pmap verify [--devices 0,1,...] [--vllm-cache] [--size BYTES] [--json]"
+#define VERIFY_USAGE "usage: p2pmap verify [--devices 0,1,...] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--json]"
 
 /* "0,1,3": CUDA indices, distinct. */
 static int parse_devices(const char *s, int *idx, size_t *n)
@@ -79,109 +80,28 @@ static int parse_size(const char *s, uint64_t *size)
 	return 0;
 }
 
-static int mkdirs(const char *dir)
-{
-	char path[PATH_MAX], *p;
-
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		return -1;
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-/* vLLM's cache directory: $VLLM_CACHE_ROOT, $XDG_CACHE_HOME/vllm, ~/.cache/vllm */
-static int vllm_dir(char *buf, size_t len)
-{
-	const char *root = getenv("VLLM_CACHE_ROOT");
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	struct passwd *pw;
-	int w;
-
-	if (!home || !*home) {
-		pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
-	if (root && *root) {
-		if (root[0] == '~' && (root[1] == '/' || !root[1]))
-			w = snprintf(buf, len, "%s%s", home ? home : "",
-				     root + 1);
-		else
-			w = snprintf(buf, len, "%s", root);
-	} else if (xdg && *xdg) {
-		w = snprintf(buf, len, "%s/vllm", xdg);
-	} else if (home) {
-		w = snprintf(buf, len, "%s/.cache/vllm", home);
-	} else {
-		return -1;
-	}
-	return w < 0 || (size_t)w >= len ? -1 : 0;
-}
-
-/* Write the cache next to its final name, then rename it there. */
-static int write_vllm_cache(const struct verify_result *r, size_t n,
-			    const struct verify_gpu *gpus, size_t ngpus,
-			    char *path, size_t len)
-{
-	char dir[PATH_MAX], devs[512], tmp[PATH_MAX + 16];
-	FILE *f;
-	int fd;
-
-	if (vllm_dir(dir, sizeof(dir)) ||
-	    verify_vllm_devs(devs, sizeof(devs), gpus, ngpus,
-			     getenv("CUDA_VISIBLE_DEVICES")) ||
-	    snprintf(path, len, "%s/gpu_p2p_access_cache_for_%s.json", dir,
-		     devs) >= (int)len) {
-		fprintf(stderr, "p2pmap: verify: cannot name the vLLM cache file\n");
-		return -1;
-	}
-	if (mkdirs(dir)) {
-		fprintf(stderr, "p2pmap: verify: %s: %s\n", dir,
-			strerror(errno));
-		return -1;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0 || fchmod(fd, 0644) || !(f = fdopen(fd, "w"))) {
-		fprintf(stderr, "p2pmap: verify: %s: %s\n", tmp,
-			strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return -1;
-	}
-	verify_vllm_render(f, r, n, ngpus);
-	if (fflush(f) || fsync(fileno(f)) || ferror(f)) {
-		fprintf(stderr, "p2pmap: verify: %s: %s\n", tmp,
-			strerror(errno));
-		fclose(f);
-		unlink(tmp);
-		return -1;
-	}
-	fclose(f);
-	if (rename(tmp, path)) {
-		fprintf(stderr, "p2pmap: verify: %s: %s\n", path,
-			strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 struct verify_opts {
 	int idx[VERIFY_MAX_GPUS];
 	size_t nidx;
 	uint64_t size;
-	bool json, vllm;
+	unsigned int timeout;
+	bool json, vllm, sglang;
 };
+
+static int parse_timeout(const char *s, unsigned int *t)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || !v || v > 3600)
+		return -1;
+	*t = v;
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct verify_opts *o)
 {
@@ -189,11 +109,14 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->size = VERIFY_SIZE_DEFAULT;
+	o->timeout = VERIFY_TIMEOUT_DEFAULT;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			o->json = true;
 		} else if (!strcmp(argv[i], "--vllm-cache")) {
 			o->vllm = true;
+		} else if (!strcmp(argv[i], "--sglang-cache")) {
+			o->sglang = true;
 		} else if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
 			if (parse_devices(argv[++i], o->idx, &o->nidx) ||
 			    o->nidx < 2) {
@@ -207,6 +130,12 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 					argv[i]);
 				return -1;
 			}
+		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			if (parse_timeout(argv[++i], &o->timeout)) {
+				fprintf(stderr, "p2pmap: invalid --timeout \"%s\" (1 to 3600 seconds)\n",
+					argv[i]);
+				return -1;
+			}
 		} else {
 			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
 				argv[i], VERIFY_USAGE);
@@ -216,13 +145,207 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 	return 0;
 }
 
-static int run(const struct cuda_api *api, const struct verify_opts *o,
-	       struct verify_gpu *gpus, size_t ngpus)
+/* The children: everything CUDA happens there. */
+static void enum_child(void *arg, void *out)
 {
+	struct verify_enum *e = out;
+	struct cuda_api api;
+
+	(void)arg;
+	memset(e, 0, sizeof(*e));
+	e->load = cuda_load(&api, NULL, e->err, sizeof(e->err));
+	if (e->load == CUDA_LOAD_OK) {
+		verify_enumerate(&api, e);
+		cuda_unload(&api);
+	}
+}
+
+struct copy_arg {
+	int from, to;
+	enum verify_op op;
+	uint64_t size;
+};
+
+static void copy_child(void *arg, void *out)
+{
+	const struct copy_arg *a = arg;
+	struct verify_copy *c = out;
+	struct cuda_api api;
+
+	memset(c, 0, sizeof(*c));
+	if (cuda_load(&api, NULL, c->cuda_error, sizeof(c->cuda_error))) {
+		snprintf(c->cuda_call, sizeof(c->cuda_call), "dlopen");
+		c->cuda_code = -1;
+		return;
+	}
+	verify_copy_run(&api, a->from, a->to, a->op, a->size, c);
+	cuda_unload(&api);
+}
+
+/*
+ * Every visible device, then the selection.  Returns the number selected,
+ * or -(exit code).
+ */
+static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
+		       int *count, struct verify_gpu *sel)
+{
+	struct verify_enum *e = calloc(1, sizeof(*e));
+	enum isolate_status st;
+	char why[VERIFY_ERR_LEN];
+	int i, n = 0, ret;
+	size_t k;
+
+	if (!e) {
+		fprintf(stderr, "p2pmap: out of memory\n");
+		return -EXIT_RUNTIME;
+	}
+	st = isolate_run(enum_child, NULL, e, sizeof(*e), o->timeout, why,
+			 sizeof(why));
+	ret = -EXIT_RUNTIME;
+	if (st != ISOLATE_OK) {
+		fprintf(stderr, "p2pmap verify: listing the CUDA devices: %s\n",
+			why);
+	} else if (e->load == CUDA_LOAD_NOT_FOUND) {
+		fprintf(stderr, "p2pmap verify: no CUDA driver (" CUDA_LIB " not found)\n");
+		ret = -VERIFY_EXIT_NO_CUDA;
+	} else if (e->load) {
+		fprintf(stderr, "p2pmap verify: the CUDA driver cannot be used: %s\n",
+			e->err);
+		ret = -VERIFY_EXIT_NO_CUDA;
+	} else if (e->init == CUDA_ERR_NO_DEVICE ||
+		   (e->init == CUDA_SUCCESS_ && !e->count)) {
+		fprintf(stderr, "p2pmap verify: no CUDA devices\n");
+		ret = -VERIFY_EXIT_NO_CUDA;
+	} else if (e->init != CUDA_SUCCESS_) {
+		fprintf(stderr, "p2pmap verify: cuInit: %s\n", e->err);
+	} else {
+		ret = 0;
+	}
+	if (ret) {
+		free(e);
+		return ret;
+	}
+	*count = e->count;
+	for (i = 0; i < e->count; i++) {
+		all[i].index = i;
+		all[i].pci[0] = '\0';
+		if (e->busid_res[i] != CUDA_SUCCESS_)
+			fprintf(stderr, "p2pmap verify: CUDA device %d: cuDeviceGetPCIBusId failed (%d): skipped\n",
+				i, e->busid_res[i]);
+		else if (verify_norm_busid(e->busid[i], all[i].pci))
+			fprintf(stderr, "p2pmap verify: CUDA device %d: PCI bus id \"%s\" (a domain above 0xffff, or malformed) cannot be named: skipped\n",
+				i, e->busid[i]);
+	}
+	free(e);
+	for (k = 0; k < (o->nidx ? o->nidx : (size_t)*count); k++) {
+		i = o->nidx ? o->idx[k] : (int)k;
+		if (i >= *count) {
+			fprintf(stderr, "p2pmap verify: no CUDA device %d (%d present)\n",
+				i, *count);
+			return -EXIT_USAGE;
+		}
+		if (!all[i].pci[0])
+			continue;
+		sel[n] = all[i];
+		sel[n].pos = n;
+		n++;
+	}
+	if (n < 2) {
+		fprintf(stderr, "p2pmap verify: fewer than two usable CUDA devices: no direction to verify\n");
+		return -VERIFY_EXIT_NO_CUDA;
+	}
+	return n;
+}
+
+/* One operation of one direction: counters around its child. */
+static void run_op(const struct verify_opts *o, struct verify_faults *faults,
+		   struct verify_result *r, enum verify_op op)
+{
+	struct verify_op_result *res = &r->op[op];
+	struct copy_arg arg = {
+		.from = r->from->index, .to = r->to->index, .op = op,
+		.size = o->size,
+	};
+	enum isolate_status st;
+
+	res->has_before = faults->read(faults, r->from, r->to, op, false,
+				       &res->faults_before);
+	st = isolate_run(copy_child, &arg, &res->copy, sizeof(res->copy),
+			 o->timeout, res->child_error,
+			 sizeof(res->child_error));
+	if (st != ISOLATE_OK)
+		memset(&res->copy, 0, sizeof(res->copy));
+	res->hung = st == ISOLATE_TIMEOUT;
+	res->has_after = faults->read(faults, r->from, r->to, op, true,
+				      &res->faults_after);
+	res->verdict = verify_decide(res);
+}
+
+static void run_direction(const struct verify_opts *o,
+			  struct verify_faults *faults,
+			  const struct verify_gpu *from,
+			  const struct verify_gpu *to, struct verify_result *r)
+{
+	int op;
+
+	memset(r, 0, sizeof(*r));
+	r->from = from;
+	r->to = to;
+	r->size = o->size;
+	r->timeout = o->timeout;
+	r->verdict = VERIFY_WORKS;
+	for (op = 0; op < VERIFY_NR_OPS; op++) {
+		run_op(o, faults, r, op);
+		if (r->op[op].verdict > r->verdict)
+			r->verdict = r->op[op].verdict;
+	}
+}
+
+static bool ran_blind(const struct verify_result *r)
+{
+	int op;
+
+	for (op = 0; op < VERIFY_NR_OPS; op++)
+		if (r->op[op].copy.data_checked &&
+		    !(r->op[op].has_before && r->op[op].has_after))
+			return true;
+	return false;
+}
+
+/* One framework's cache: its path in @path, or NULL after saying why. */
+static const char *write_cache(enum verify_framework fw,
+			       const char *order_problem,
+			       const struct verify_result *r, size_t n,
+			       const struct verify_gpu *sel, size_t ngpus,
+			       int count, char *path, size_t len)
+{
+	const char *name = fw == VERIFY_VLLM ? "vLLM" : "SGLang";
+	char why[512];
+
+	if (order_problem) {
+		fprintf(stderr, "p2pmap verify: not writing the %s cache: %s\n",
+			name, order_problem);
+		return NULL;
+	}
+	if (verify_cache_path(fw, sel, ngpus, count,
+			      getenv("CUDA_VISIBLE_DEVICES"), path, len, why,
+			      sizeof(why))) {
+		fprintf(stderr, "p2pmap verify: not writing the %s cache: %s\n",
+			name, why);
+		return NULL;
+	}
+	return verify_cache_write(path, r, n, ngpus) ? NULL : path;
+}
+
+static int run(const struct verify_opts *o, const struct verify_gpu *all,
+	       int count, const struct verify_gpu *sel, size_t ngpus)
+{
+	const char *order = getenv("CUDA_DEVICE_ORDER"), *problem;
+	char vllm[PATH_MAX], sglang[PATH_MAX];
+	struct verify_caches caches = { 0 };
+	const char *env = getenv(VERIFY_FAULTS_ENV);
 	struct verify_faults faults;
 	struct verify_result *r;
-	char cache[PATH_MAX], *cache_path = NULL;
-	const char *env = getenv(VERIFY_FAULTS_ENV);
 	bool warned = false;
 	size_t a, b, n = 0;
 	int ret = EXIT_OK;
@@ -240,10 +363,8 @@ static int run(const struct cuda_api *api, const struct verify_opts *o,
 		for (b = 0; b < ngpus; b++) {
 			if (a == b)
 				continue;
-			verify_direction(api, &gpus[a], &gpus[b], o->size,
-					 &faults, &r[n]);
-			if (!warned && r[n].can_access && !r[n].cuda_call &&
-			    !(r[n].has_before && r[n].has_after)) {
+			run_direction(o, &faults, &sel[a], &sel[b], &r[n]);
+			if (!warned && ran_blind(&r[n])) {
 				fprintf(stderr, "p2pmap: verify: fault counters unknown (%s): verdicts from the data alone\n",
 					faults.why ? faults.why : "?");
 				warned = true;
@@ -257,18 +378,31 @@ static int run(const struct cuda_api *api, const struct verify_opts *o,
 			n++;
 		}
 	}
-	if (o->vllm) {
-		if (write_vllm_cache(r, n, gpus, ngpus, cache, sizeof(cache)))
-			ret = EXIT_RUNTIME;
-		else
-			cache_path = cache;
-	}
+	caches.order = order && !strcmp(order, "PCI_BUS_ID") ? "PCI_BUS_ID" :
+							       "FASTEST_FIRST";
+	problem = verify_order_problem(order, getenv("CUDA_VISIBLE_DEVICES"),
+				       all, count);
+	if (o->vllm && !(caches.vllm = write_cache(VERIFY_VLLM, problem, r, n,
+						   sel, ngpus, count, vllm,
+						   sizeof(vllm))))
+		ret = EXIT_RUNTIME;
+	if (o->sglang && !(caches.sglang = write_cache(VERIFY_SGLANG, problem,
+						       r, n, sel, ngpus, count,
+						       sglang, sizeof(sglang))))
+		ret = EXIT_RUNTIME;
 	if (o->json) {
-		verify_json(stdout, r, n, cache_path);
+		verify_json(stdout, r, n, &caches);
 	} else {
 		verify_format_summary(stdout, r, n);
-		if (cache_path)
-			printf("vllm cache: %s\n", cache_path);
+		if (caches.vllm)
+			printf("vllm cache: %s (read by vLLM only with VLLM_SKIP_P2P_CHECK=0)\n",
+			       caches.vllm);
+		if (caches.sglang)
+			printf("sglang cache: %s (read by SGLang unless SGLANG_SKIP_P2P_CHECK=1)\n",
+			       caches.sglang);
+		if ((caches.vllm || caches.sglang) &&
+		    !strcmp(caches.order, "PCI_BUS_ID"))
+			printf("device order: PCI_BUS_ID (start the server with CUDA_DEVICE_ORDER=PCI_BUS_ID too)\n");
 	}
 	free(r);
 	verify_faults_close(&faults);
@@ -277,38 +411,14 @@ static int run(const struct cuda_api *api, const struct verify_opts *o,
 
 int cmd_verify(int argc, char **argv)
 {
-	struct verify_gpu gpus[VERIFY_MAX_GPUS];
-	char err[256];
+	struct verify_gpu all[VERIFY_MAX_GPUS], sel[VERIFY_MAX_GPUS];
 	struct verify_opts o;
-	struct cuda_api api;
-	bool no_cuda;
-	int n, ret;
+	int count = 0, n;
 
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
-	ret = cuda_load(&api, err, sizeof(err));
-	if (ret) {
-		if (ret == -1)
-			fprintf(stderr, "p2pmap verify: no CUDA driver (" CUDA_LIB " not found)\n");
-		else
-			fprintf(stderr, "p2pmap verify: no CUDA driver (%s)\n",
-				err);
-		return VERIFY_EXIT_NO_CUDA;
-	}
-	n = verify_open(&api, o.idx, o.nidx, gpus, &no_cuda, err, sizeof(err));
-	if (n < 0) {
-		fprintf(stderr, "p2pmap verify: %s\n", err);
-		cuda_unload(&api);
-		return no_cuda ? VERIFY_EXIT_NO_CUDA : EXIT_RUNTIME;
-	}
-	if (n < 2) {
-		fprintf(stderr, "p2pmap verify: only one CUDA device: no direction to verify\n");
-		verify_close(&api, gpus, n);
-		cuda_unload(&api);
-		return VERIFY_EXIT_NO_CUDA;
-	}
-	ret = run(&api, &o, gpus, n);
-	verify_close(&api, gpus, n);
-	cuda_unload(&api);
-	return ret;
+	n = select_gpus(&o, all, &count, sel);
+	if (n < 0)
+		return -n;
+	return run(&o, all, count, sel, n);
 }

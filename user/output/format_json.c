@@ -25,17 +25,6 @@ static void key_bool(struct json *j, const char *k, bool v)
 	json_bool(j, v);
 }
 
-/* A counter the kernel may not send: null when absent. */
-static void key_u64_or_null(struct json *j, const char *k, bool has,
-			    uint64_t v)
-{
-	json_key(j, k);
-	if (has)
-		json_u64(j, v);
-	else
-		json_null(j);
-}
-
 /* -1 ("unknown", "none") as null */
 static void key_int_or_null(struct json *j, const char *k, int v)
 {
@@ -377,15 +366,15 @@ void json_info(FILE *f, const struct p2pmap_info *info)
 	}
 	key_bool(&j, "faults_lower_bound", info->has_fault_sources &&
 		 (info->fault_sources & P2PMAP_FAULT_SRC_DMAR));
-	key_u64_or_null(&j, "generation", info->has_generation,
+	json_key_u64_or_null(&j, "generation", info->has_generation,
 			info->generation);
-	key_u64_or_null(&j, "ranges_reserved", info->has_ranges_reserved,
+	json_key_u64_or_null(&j, "ranges_reserved", info->has_ranges_reserved,
 			info->ranges_reserved);
-	key_u64_or_null(&j, "unmap_short", info->has_unmap_short,
+	json_key_u64_or_null(&j, "unmap_short", info->has_unmap_short,
 			info->unmap_short);
-	key_u64_or_null(&j, "windows_reserved_bytes", info->has_windows_reserved,
+	json_key_u64_or_null(&j, "windows_reserved_bytes", info->has_windows_reserved,
 			info->windows_reserved);
-	key_u64_or_null(&j, "param_errors", info->has_param_errors,
+	json_key_u64_or_null(&j, "param_errors", info->has_param_errors,
 			info->param_errors);
 	json_key(&j, "param_error");
 	if (info->param_error[0])

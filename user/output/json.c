@@ -155,6 +155,16 @@ void json_u64(struct json *j, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+void json_key_u64_or_null(struct json *j, const char *key, bool has,
+			  uint64_t v)
+{
+	json_key(j, key);
+	if (has)
+		json_u64(j, v);
+	else
+		json_null(j);
+}
+
 void json_s64(struct json *j, int64_t v)
 {
 	sep(j);

@@ -38,6 +38,9 @@ void json_u64(struct json *j, uint64_t v);
 void json_s64(struct json *j, int64_t v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
+/* "@key": @v, or "@key": null when !@has (a counter not known). */
+void json_key_u64_or_null(struct json *j, const char *key, bool has,
+			  uint64_t v);
 /* "0x<hex>": addresses survive readers that hold numbers as doubles. */
 void json_hex(struct json *j, uint64_t v);
 

@@ -6,31 +6,50 @@
 
 #include "cuda.h"
 
-int cuda_load(struct cuda_api *api, char *err, size_t len)
+/* dlopen()'s message when the file is not there, whatever the path. */
+#define DL_NOT_FOUND	"cannot open shared object file"
+
+static void *lookup(void *handle, const char *sym)
+{
+	return dlsym(handle, sym);
+}
+
+int cuda_load(struct cuda_api *api, const char *path, char *err, size_t len)
 {
 	const char *e;
 	void *p;
 
 	memset(api, 0, sizeof(*api));
-	api->handle = dlopen(CUDA_LIB, RTLD_NOW | RTLD_LOCAL);
+	api->handle = dlopen(path ? path : CUDA_LIB, RTLD_NOW | RTLD_LOCAL);
 	if (!api->handle) {
 		e = dlerror();
 		snprintf(err, len, "%s", e ? e : CUDA_LIB ": cannot load");
-		return -1;
+		return e && !strstr(e, DL_NOT_FOUND) ? CUDA_LOAD_BROKEN :
+						       CUDA_LOAD_NOT_FOUND;
 	}
 
 	/* dlsym() returns void *; POSIX guarantees it converts. */
 #define CUDA_FN_LOOKUP(field, sym, args)				\
-	p = dlsym(api->handle, sym);					\
-	if (!p) {							\
-		snprintf(err, len, CUDA_LIB " has no %s", sym);		\
-		cuda_unload(api);					\
-		return -2;						\
-	}								\
-	memcpy(&api->field, &p, sizeof(p));
+	p = lookup(api->handle, #sym);					\
+	if (p)								\
+		memcpy(&api->field, &p, sizeof(p));
 	CUDA_SYMBOLS(CUDA_FN_LOOKUP)
 #undef CUDA_FN_LOOKUP
-	return 0;
+#define CUDA_FN_FALLBACK(field, sym)					\
+	if (!api->field && (p = lookup(api->handle, #sym)))		\
+		memcpy(&api->field, &p, sizeof(p));
+	CUDA_FALLBACKS(CUDA_FN_FALLBACK)
+#undef CUDA_FN_FALLBACK
+#define CUDA_FN_CHECK(field, sym, args)					\
+	if (!api->field) {						\
+		snprintf(err, len, "%s has no %s", path ? path : CUDA_LIB, \
+			 #sym);						\
+		cuda_unload(api);					\
+		return CUDA_LOAD_NO_SYMBOL;				\
+	}
+	CUDA_SYMBOLS(CUDA_FN_CHECK)
+#undef CUDA_FN_CHECK
+	return CUDA_LOAD_OK;
 }
 
 void cuda_unload(struct cuda_api *api)
@@ -40,12 +59,16 @@ void cuda_unload(struct cuda_api *api)
 	memset(api, 0, sizeof(*api));
 }
 
-const char *cuda_strerror(const struct cuda_api *api, CUresult res)
+void cuda_describe(const struct cuda_api *api, CUresult res, char *buf,
+		   size_t len)
 {
-	const char *s = NULL;
+	const char *name = NULL, *text = NULL;
 
-	if (api->GetErrorString && api->GetErrorString(res, &s) == CUDA_SUCCESS &&
-	    s)
-		return s;
-	return "unknown error";
+	if (api->GetErrorName && api->GetErrorName(res, &name))
+		name = NULL;
+	if (api->GetErrorString && api->GetErrorString(res, &text))
+		text = NULL;
+	snprintf(buf, len, "%s%s%d%s%s%s", name ? name : "",
+		 name ? " (" : "CUDA error ", (int)res, name ? ")" : "",
+		 text ? ": " : "", text ? text : "");
 }

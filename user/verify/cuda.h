@@ -3,54 +3,75 @@
  * The few CUDA driver API entry points "p2pmap verify" needs, loaded with
  * dlopen("libcuda.so.1") at run time: no CUDA headers, no build or package
  * dependency.  Types as the driver API defines them (cuda.h): CUresult is
- * an int, CUdevice an int, CUcontext a pointer, CUdeviceptr a 64-bit
- * integer.  Where a _v2 entry point exists it is the one looked up (the
- * plain names are the legacy 32-bit ones).
+ * an int, CUdevice an int, CUcontext and CUstream pointers, CUdeviceptr a
+ * 64-bit integer.  Where a _v2 entry point exists it is the one looked up
+ * (the plain names are the legacy ones).  tests/cuda-check compiles this
+ * table against NVIDIA's own cuda.h, where one is installed, and resolves
+ * it in NVIDIA's stub library.
  */
 #ifndef P2PMAP_CUDA_H
 #define P2PMAP_CUDA_H
 
 #include <stddef.h>
 
+#ifndef P2PMAP_CUDA_REAL_HEADER	/* tests/cuda-check has NVIDIA's types */
 typedef int CUresult;
 typedef int CUdevice;
 typedef struct CUctx_st *CUcontext;
+typedef struct CUstream_st *CUstream;
 typedef unsigned long long CUdeviceptr;
+#endif
 
-#define CUDA_SUCCESS				0
-#define CUDA_ERROR_NO_DEVICE			100
-#define CUDA_ERROR_PEER_ACCESS_UNSUPPORTED	217
-#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED	704
-#define CUDA_ERROR_PEER_ACCESS_NOT_ENABLED	705
+#define CUDA_SUCCESS_				0
+#define CUDA_ERR_NO_DEVICE			100
+#define CUDA_ERR_PEER_ACCESS_UNSUPPORTED	217
+#define CUDA_ERR_PEER_ACCESS_ALREADY_ENABLED	704
 
-/* The entry points, in the order cuda_load() looks them up. */
+/*
+ * The entry points: X(field, symbol, arguments), in the order cuda_load()
+ * looks them up.  The symbol is the exported name, as an identifier so
+ * that the type check can name NVIDIA's declaration of it.
+ */
 #define CUDA_SYMBOLS(X)							\
-	X(Init, "cuInit", (unsigned int flags))				\
-	X(DeviceGetCount, "cuDeviceGetCount", (int *count))		\
-	X(DeviceGet, "cuDeviceGet", (CUdevice *dev, int ordinal))	\
-	X(DeviceGetPCIBusId, "cuDeviceGetPCIBusId",			\
+	X(Init, cuInit, (unsigned int flags))				\
+	X(DeviceGetCount, cuDeviceGetCount, (int *count))		\
+	X(DeviceGet, cuDeviceGet, (CUdevice *dev, int ordinal))		\
+	X(DeviceGetPCIBusId, cuDeviceGetPCIBusId,			\
 	  (char *buf, int len, CUdevice dev))				\
-	X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain",		\
+	X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain,		\
 	  (CUcontext *ctx, CUdevice dev))				\
-	X(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",	\
+	X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2,	\
 	  (CUdevice dev))						\
-	X(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))		\
-	X(DeviceCanAccessPeer, "cuDeviceCanAccessPeer",			\
+	X(CtxSetCurrent, cuCtxSetCurrent, (CUcontext ctx))		\
+	X(DeviceCanAccessPeer, cuDeviceCanAccessPeer,			\
 	  (int *can, CUdevice dev, CUdevice peer))			\
-	X(CtxEnablePeerAccess, "cuCtxEnablePeerAccess",			\
+	X(CtxEnablePeerAccess, cuCtxEnablePeerAccess,			\
 	  (CUcontext peer, unsigned int flags))				\
-	X(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *dptr, size_t size))	\
-	X(MemFree, "cuMemFree_v2", (CUdeviceptr dptr))			\
-	X(MemcpyHtoD, "cuMemcpyHtoD_v2",				\
+	X(CtxDisablePeerAccess, cuCtxDisablePeerAccess, (CUcontext peer)) \
+	X(StreamCreate, cuStreamCreate,					\
+	  (CUstream *stream, unsigned int flags))			\
+	X(StreamDestroy, cuStreamDestroy_v2, (CUstream stream))		\
+	X(StreamSynchronize, cuStreamSynchronize, (CUstream stream))	\
+	X(MemAlloc, cuMemAlloc_v2, (CUdeviceptr *dptr, size_t size))	\
+	X(MemFree, cuMemFree_v2, (CUdeviceptr dptr))			\
+	X(MemcpyHtoD, cuMemcpyHtoD_v2,					\
 	  (CUdeviceptr dst, const void *src, size_t size))		\
-	X(MemcpyDtoH, "cuMemcpyDtoH_v2",				\
+	X(MemcpyDtoH, cuMemcpyDtoH_v2,					\
 	  (void *dst, CUdeviceptr src, size_t size))			\
-	X(MemcpyPeer, "cuMemcpyPeer",					\
+	X(MemcpyPeerAsync, cuMemcpyPeerAsync,				\
 	  (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src,		\
-	   CUcontext src_ctx, size_t size))				\
-	X(CtxSynchronize, "cuCtxSynchronize", (void))			\
-	X(GetErrorString, "cuGetErrorString",				\
+	   CUcontext src_ctx, size_t size, CUstream stream))		\
+	X(CtxSynchronize, cuCtxSynchronize, (void))			\
+	X(GetErrorName, cuGetErrorName, (CUresult err, const char **str)) \
+	X(GetErrorString, cuGetErrorString,				\
 	  (CUresult err, const char **str))
+
+/*
+ * Older drivers lack cuDevicePrimaryCtxRelease_v2: the legacy entry point
+ * (same arguments) stands in for it.
+ */
+#define CUDA_FALLBACKS(X)						\
+	X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease)
 
 #define CUDA_FN_MEMBER(field, sym, args) CUresult (*field) args;
 
@@ -63,15 +84,26 @@ struct cuda_api {
 
 #define CUDA_LIB	"libcuda.so.1"
 
+enum cuda_load_error {
+	CUDA_LOAD_OK = 0,
+	CUDA_LOAD_NOT_FOUND = -1,	/* no such library on the path */
+	CUDA_LOAD_BROKEN = -2,		/* found, but dlopen() failed */
+	CUDA_LOAD_NO_SYMBOL = -3,	/* loaded, an entry point missing */
+};
+
 /*
- * dlopen(CUDA_LIB) and look every entry point up.  Returns 0; -1 when the
- * library cannot be loaded, -2 when it lacks an entry point; @err says
- * which (dlerror()).
+ * dlopen(@path, or CUDA_LIB when NULL) and look every entry point up.
+ * Returns an enum cuda_load_error; @err says what failed (dlerror()).
  */
-int cuda_load(struct cuda_api *api, char *err, size_t len);
+int cuda_load(struct cuda_api *api, const char *path, char *err, size_t len);
 void cuda_unload(struct cuda_api *api);
 
-/* cuGetErrorString's text, or "unknown error" when it has none. */
-const char *cuda_strerror(const struct cuda_api *api, CUresult res);
+/*
+ * "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was
+ * encountered", from cuGetErrorName and cuGetErrorString; the number
+ * alone where the driver has no name for it.
+ */
+void cuda_describe(const struct cuda_api *api, CUresult res, char *buf,
+		   size_t len);
 
 #endif /* P2PMAP_CUDA_H */

@@ -7,17 +7,19 @@
 #include "json.h"
 #include "verify.h"
 
-enum verify_verdict verify_decide(bool refused, bool counters_known,
-				  uint64_t before, uint64_t after,
-				  CUresult err, bool data_ok)
+#define CU_STREAM_NON_BLOCKING	0x1
+
+enum verify_verdict verify_decide(const struct verify_op_result *o)
 {
-	if (refused)
-		return VERIFY_REFUSED;
-	if (counters_known && after > before)
+	if (o->has_before && o->has_after && o->faults_after > o->faults_before)
 		return VERIFY_FAULTED;
-	if (err != CUDA_SUCCESS)
+	if (o->hung)
+		return VERIFY_HUNG;
+	if (o->copy.refused)
+		return VERIFY_REFUSED;
+	if (o->copy.cuda_call[0] || o->child_error[0] || !o->copy.data_checked)
 		return VERIFY_ERROR;
-	if (!data_ok)
+	if (!o->copy.data_ok)
 		return VERIFY_WRONG_DATA;
 	return VERIFY_WORKS;
 }
@@ -33,10 +35,17 @@ const char *verify_verdict_name(enum verify_verdict v)
 		return "faulted";
 	case VERIFY_REFUSED:
 		return "peer access refused";
+	case VERIFY_HUNG:
+		return "hung";
 	case VERIFY_ERROR:
 		break;
 	}
 	return "error";
+}
+
+const char *verify_op_name(enum verify_op op)
+{
+	return op == VERIFY_READ ? "read" : "write";
 }
 
 /* @n hex digits at most (at least one); value in *@v, end returned. */
@@ -72,90 +81,32 @@ int verify_norm_busid(const char *s, char out[P2PMAP_ADDR_LEN])
 	return 0;
 }
 
-static int open_one(const struct cuda_api *api, int index,
-		    struct verify_gpu *g, char *err, size_t errlen)
+void verify_enumerate(const struct cuda_api *api, struct verify_enum *e)
 {
-	char busid[32];
-	CUresult res;
+	int i;
 
-	memset(g, 0, sizeof(*g));
-	g->index = index;
-	res = api->DeviceGet(&g->dev, index);
-	if (res == CUDA_SUCCESS)
-		res = api->DeviceGetPCIBusId(busid, sizeof(busid), g->dev);
-	if (res != CUDA_SUCCESS) {
-		snprintf(err, errlen, "CUDA device %d: %s", index,
-			 cuda_strerror(api, res));
-		return -1;
+	e->init = api->Init(0);
+	if (e->init == CUDA_SUCCESS_)
+		e->init = api->DeviceGetCount(&e->count);
+	if (e->init != CUDA_SUCCESS_) {
+		cuda_describe(api, e->init, e->err, sizeof(e->err));
+		e->count = 0;
+		return;
 	}
-	busid[sizeof(busid) - 1] = '\0';
-	if (verify_norm_busid(busid, g->pci)) {
-		snprintf(err, errlen, "CUDA device %d: unexpected PCI bus id \"%s\"",
-			 index, busid);
-		return -1;
+	if (e->count > VERIFY_MAX_GPUS)
+		e->count = VERIFY_MAX_GPUS;
+	for (i = 0; i < e->count; i++) {
+		CUdevice dev;
+
+		e->busid_res[i] = api->DeviceGet(&dev, i);
+		if (e->busid_res[i] == CUDA_SUCCESS_)
+			e->busid_res[i] = api->DeviceGetPCIBusId(e->busid[i],
+					VERIFY_BUSID_LEN, dev);
+		e->busid[i][VERIFY_BUSID_LEN - 1] = '\0';
 	}
-	res = api->DevicePrimaryCtxRetain(&g->ctx, g->dev);
-	if (res != CUDA_SUCCESS) {
-		snprintf(err, errlen, "CUDA device %d (%s): cuDevicePrimaryCtxRetain: %s",
-			 index, g->pci, cuda_strerror(api, res));
-		g->ctx = NULL;
-		return -1;
-	}
-	return 0;
 }
 
-int verify_open(const struct cuda_api *api, const int *indices, size_t n,
-		struct verify_gpu *gpus, bool *no_cuda, char *err,
-		size_t errlen)
-{
-	int count = 0, i;
-	size_t k, want;
-	CUresult res;
-
-	*no_cuda = false;
-	res = api->Init(0);
-	if (res == CUDA_SUCCESS)
-		res = api->DeviceGetCount(&count);
-	if (res == CUDA_ERROR_NO_DEVICE || (res == CUDA_SUCCESS && !count)) {
-		*no_cuda = true;
-		snprintf(err, errlen, "no CUDA devices");
-		return -1;
-	}
-	if (res != CUDA_SUCCESS) {
-		snprintf(err, errlen, "cuInit: %s", cuda_strerror(api, res));
-		return -1;
-	}
-	want = n ? n : (size_t)count;
-	if (want > VERIFY_MAX_GPUS)
-		want = VERIFY_MAX_GPUS;
-	for (k = 0; k < want; k++) {
-		i = n ? indices[k] : (int)k;
-		if (i >= count) {
-			snprintf(err, errlen, "no CUDA device %d (%d present)",
-				 i, count);
-			verify_close(api, gpus, k);
-			return -1;
-		}
-		if (open_one(api, i, &gpus[k], err, errlen)) {
-			verify_close(api, gpus, k);
-			return -1;
-		}
-		gpus[k].pos = k;
-	}
-	return (int)want;
-}
-
-void verify_close(const struct cuda_api *api, struct verify_gpu *gpus,
-		  size_t n)
-{
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		if (gpus[k].ctx)
-			api->DevicePrimaryCtxRelease(gpus[k].dev);
-}
-
-/* A pattern that differs per direction and per 8-byte word. */
+/* A pattern that differs per direction, operation and 8-byte word. */
 static void fill_pattern(unsigned char *buf, uint64_t size, uint64_t seed)
 {
 	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1, i;
@@ -170,163 +121,226 @@ static void fill_pattern(unsigned char *buf, uint64_t size, uint64_t seed)
 	}
 }
 
-/* Record the first failing call of a direction. */
-static CUresult note(const struct cuda_api *api, struct verify_result *r,
-		     const char *call, CUresult res)
+/* Record the first failing call; true when @res failed. */
+static bool failed(const struct cuda_api *api, struct verify_copy *c,
+		   const char *call, CUresult res)
 {
-	if (res != CUDA_SUCCESS && !r->cuda_call) {
-		r->cuda_call = call;
-		r->cuda_code = res;
-		snprintf(r->cuda_error, sizeof(r->cuda_error), "%s",
-			 cuda_strerror(api, res));
+	if (res == CUDA_SUCCESS_)
+		return false;
+	if (!c->cuda_call[0]) {
+		snprintf(c->cuda_call, sizeof(c->cuda_call), "%s", call);
+		c->cuda_code = res;
+		cuda_describe(api, res, c->cuda_error, sizeof(c->cuda_error));
 	}
-	return res;
+	return true;
 }
 
-/*
- * The copy itself: @src on @from filled with the pattern, @dst on @to
- * with its complement (a dropped write shows), cuMemcpyPeer, read back.
- */
-static void copy_and_check(const struct cuda_api *api,
-			   const struct verify_gpu *from,
-			   const struct verify_gpu *to, uint64_t size,
-			   struct verify_faults *faults, struct verify_result *r)
+/* Both buffers, the pattern where the copy reads, its complement where it
+ * writes (a dropped write shows). */
+static bool stage(const struct cuda_api *api, struct verify_copy *c,
+		  CUcontext ctx, CUdeviceptr *p, const unsigned char *buf,
+		  uint64_t size)
 {
-	CUdeviceptr src = 0, dst = 0;
-	unsigned char *want, *got;
-	uint64_t i;
+	return failed(api, c, "cuCtxSetCurrent", api->CtxSetCurrent(ctx)) ||
+	       failed(api, c, "cuMemAlloc", api->MemAlloc(p, size)) ||
+	       failed(api, c, "cuMemcpyHtoD", api->MemcpyHtoD(*p, buf, size));
+}
+
+struct copy_state {
+	CUdevice da, db;
+	CUcontext ca, cb;		/* initiator's, peer's */
+	CUstream stream;		/* on the initiator's context */
+	CUdeviceptr mine, peer;		/* on the initiator, the peer */
+	bool enabled;			/* peer access enabled by us */
+};
+
+/* Peer access from the initiator's context to the peer's, nothing else. */
+static bool enable_peer(const struct cuda_api *api, struct verify_copy *c,
+			struct copy_state *s)
+{
 	CUresult res;
 
+	if (failed(api, c, "cuCtxSetCurrent", api->CtxSetCurrent(s->ca)))
+		return false;
+	res = api->CtxEnablePeerAccess(s->cb, 0);
+	/* A fresh process enabled nothing: "already" is not ours to undo. */
+	if (res == CUDA_ERR_PEER_ACCESS_ALREADY_ENABLED)
+		return true;
+	if (res == CUDA_ERR_PEER_ACCESS_UNSUPPORTED)
+		c->refused = true;
+	if (failed(api, c, "cuCtxEnablePeerAccess", res))
+		return false;
+	s->enabled = true;
+	return true;
+}
+
+static void copy_cleanup(const struct cuda_api *api, struct copy_state *s)
+{
+	/* Errors here are not the operation's: its verdict is made. */
+	if (s->ca && !api->CtxSetCurrent(s->ca)) {
+		if (s->stream)
+			api->StreamDestroy(s->stream);
+		if (s->enabled)
+			api->CtxDisablePeerAccess(s->cb);
+		if (s->mine)
+			api->MemFree(s->mine);
+	}
+	if (s->peer && s->cb && !api->CtxSetCurrent(s->cb))
+		api->MemFree(s->peer);
+	if (s->ca)
+		api->DevicePrimaryCtxRelease(s->da);
+	if (s->cb)
+		api->DevicePrimaryCtxRelease(s->db);
+}
+
+void verify_copy_run(const struct cuda_api *api, int from, int to,
+		     enum verify_op op, uint64_t size, struct verify_copy *c)
+{
+	struct copy_state s = { 0 };
+	unsigned char *want, *other;
+	int can = 0;
+	uint64_t i;
+
+	memset(c, 0, sizeof(*c));
 	want = malloc(size);
-	got = malloc(size);
-	if (!want || !got) {
-		snprintf(r->cuda_error, sizeof(r->cuda_error), "out of memory");
-		r->cuda_call = "malloc";
-		r->cuda_code = -1;
+	other = malloc(size);
+	if (!want || !other) {
+		snprintf(c->cuda_call, sizeof(c->cuda_call), "malloc");
+		snprintf(c->cuda_error, sizeof(c->cuda_error), "out of memory");
+		c->cuda_code = -1;
 		goto out;
 	}
-	fill_pattern(want, size, (uint64_t)from->index << 16 | to->index);
+	fill_pattern(want, size, (uint64_t)from << 17 | (uint64_t)to << 1 | op);
 	for (i = 0; i < size; i++)
-		got[i] = ~want[i];
+		other[i] = ~want[i];
 
-	if (note(api, r, "cuCtxSetCurrent", api->CtxSetCurrent(from->ctx)) ||
-	    note(api, r, "cuMemAlloc", api->MemAlloc(&src, size)) ||
-	    note(api, r, "cuMemcpyHtoD", api->MemcpyHtoD(src, want, size)) ||
-	    note(api, r, "cuCtxSetCurrent", api->CtxSetCurrent(to->ctx)) ||
-	    note(api, r, "cuMemAlloc", api->MemAlloc(&dst, size)) ||
-	    note(api, r, "cuMemcpyHtoD", api->MemcpyHtoD(dst, got, size)) ||
-	    note(api, r, "cuCtxSynchronize", api->CtxSynchronize()))
-		goto free;
-
-	if (faults)
-		r->has_before = faults->read(faults, from, to, false,
-					     &r->faults_before);
-	res = note(api, r, "cuCtxSetCurrent", api->CtxSetCurrent(from->ctx));
-	if (!res)
-		res = note(api, r, "cuMemcpyPeer",
-			   api->MemcpyPeer(dst, to->ctx, src, from->ctx, size));
-	if (!res)
-		res = note(api, r, "cuCtxSynchronize", api->CtxSynchronize());
-	if (!res)
-		res = note(api, r, "cuCtxSetCurrent",
-			   api->CtxSetCurrent(to->ctx));
-	if (!res)
-		res = note(api, r, "cuCtxSynchronize", api->CtxSynchronize());
-	if (!res)
-		res = note(api, r, "cuMemcpyDtoH",
-			   api->MemcpyDtoH(got, dst, size));
-	if (faults)
-		r->has_after = faults->read(faults, from, to, true,
-					    &r->faults_after);
-	if (!res) {
-		r->data_checked = true;
-		r->data_ok = true;
-		for (i = 0; i < size; i++) {
-			if (got[i] != want[i]) {
-				r->data_ok = false;
-				r->first_diff = i;
-				break;
-			}
+	if (failed(api, c, "cuInit", api->Init(0)) ||
+	    failed(api, c, "cuDeviceGet", api->DeviceGet(&s.da, from)) ||
+	    failed(api, c, "cuDeviceGet", api->DeviceGet(&s.db, to)) ||
+	    failed(api, c, "cuDeviceCanAccessPeer",
+		   api->DeviceCanAccessPeer(&can, s.da, s.db)))
+		goto out;
+	c->can_access = can;
+	if (!can) {
+		c->refused = true;
+		goto out;
+	}
+	if (failed(api, c, "cuDevicePrimaryCtxRetain",
+		   api->DevicePrimaryCtxRetain(&s.ca, s.da)))
+		goto out;
+	if (failed(api, c, "cuDevicePrimaryCtxRetain",
+		   api->DevicePrimaryCtxRetain(&s.cb, s.db))) {
+		s.cb = NULL;
+		goto out;
+	}
+	if (stage(api, c, s.cb, &s.peer, op == VERIFY_WRITE ? other : want,
+		  size) ||
+	    stage(api, c, s.ca, &s.mine, op == VERIFY_WRITE ? want : other,
+		  size) ||
+	    !enable_peer(api, c, &s) ||
+	    failed(api, c, "cuStreamCreate",
+		   api->StreamCreate(&s.stream, CU_STREAM_NON_BLOCKING)))
+		goto out;
+	/* On the initiator's stream: its copy engines do the DMA. */
+	if (failed(api, c, "cuMemcpyPeerAsync", op == VERIFY_WRITE ?
+		   api->MemcpyPeerAsync(s.peer, s.cb, s.mine, s.ca, size,
+					s.stream) :
+		   api->MemcpyPeerAsync(s.mine, s.ca, s.peer, s.cb, size,
+					s.stream)) ||
+	    failed(api, c, "cuStreamSynchronize",
+		   api->StreamSynchronize(s.stream)))
+		goto out;
+	/* Read back where the copy wrote, through that GPU's own context. */
+	if (failed(api, c, "cuCtxSetCurrent",
+		   api->CtxSetCurrent(op == VERIFY_WRITE ? s.cb : s.ca)) ||
+	    failed(api, c, "cuMemcpyDtoH",
+		   api->MemcpyDtoH(other, op == VERIFY_WRITE ? s.peer : s.mine,
+				   size)))
+		goto out;
+	c->data_checked = true;
+	c->data_ok = true;
+	for (i = 0; i < size; i++) {
+		if (other[i] != want[i]) {
+			c->data_ok = false;
+			c->first_diff = i;
+			break;
 		}
 	}
-free:
-	/* Errors here are not the direction's: the verdict is made. */
-	if (src && !api->CtxSetCurrent(from->ctx))
-		api->MemFree(src);
-	if (dst && !api->CtxSetCurrent(to->ctx))
-		api->MemFree(dst);
 out:
+	copy_cleanup(api, &s);
 	free(want);
-	free(got);
+	free(other);
 }
 
-void verify_direction(const struct cuda_api *api, const struct verify_gpu *from,
-		      const struct verify_gpu *to, uint64_t size,
-		      struct verify_faults *faults, struct verify_result *r)
+/* The detail of one operation's verdict, "" when there is none. */
+static void op_detail(const struct verify_op_result *o, unsigned int timeout,
+		      uint64_t size, char *buf, size_t len)
 {
-	bool refused = false;
-	int can = 0;
-	CUresult res;
+	const struct verify_copy *c = &o->copy;
 
-	memset(r, 0, sizeof(*r));
-	r->from = from;
-	r->to = to;
-	r->size = size;
-
-	res = note(api, r, "cuDeviceCanAccessPeer",
-		   api->DeviceCanAccessPeer(&can, from->dev, to->dev));
-	r->can_access = !res && can;
-	if (!res && !can)
-		refused = true;
-	if (!res && can) {
-		res = note(api, r, "cuCtxSetCurrent",
-			   api->CtxSetCurrent(from->ctx));
-		if (!res) {
-			res = api->CtxEnablePeerAccess(to->ctx, 0);
-			if (res == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
-				res = CUDA_SUCCESS;
-			note(api, r, "cuCtxEnablePeerAccess", res);
-			refused = res == CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
-		}
-		if (!res)
-			copy_and_check(api, from, to, size, faults, r);
+	buf[0] = '\0';
+	switch (o->verdict) {
+	case VERIFY_WORKS:
+		break;
+	case VERIFY_WRONG_DATA:
+		snprintf(buf, len, "first wrong byte at offset %llu of %llu",
+			 (unsigned long long)c->first_diff,
+			 (unsigned long long)size);
+		break;
+	case VERIFY_FAULTED:
+		snprintf(buf, len, "p2pmap fault counter %llu -> %llu, data %s",
+			 (unsigned long long)o->faults_before,
+			 (unsigned long long)o->faults_after,
+			 !c->data_checked ? "not read back" :
+			 c->data_ok ? "correct" : "wrong");
+		break;
+	case VERIFY_HUNG:
+		snprintf(buf, len, "not done after %u s: killed", timeout);
+		break;
+	case VERIFY_REFUSED:
+		if (c->cuda_call[0])
+			snprintf(buf, len, "%s: %s", c->cuda_call,
+				 c->cuda_error);
+		else
+			snprintf(buf, len, "cuDeviceCanAccessPeer: no");
+		break;
+	case VERIFY_ERROR:
+		if (c->cuda_call[0])
+			snprintf(buf, len, "%s: %s", c->cuda_call,
+				 c->cuda_error);
+		else
+			snprintf(buf, len, "%s", o->child_error[0] ?
+				 o->child_error : "no result");
+		break;
 	}
-	r->verdict = verify_decide(refused, r->has_before && r->has_after,
-				   r->faults_before, r->faults_after,
-				   r->cuda_call ? r->cuda_code : CUDA_SUCCESS,
-				   r->data_ok);
+}
+
+static void put_verdict(FILE *f, enum verify_verdict v, const char *detail)
+{
+	fprintf(f, "%s", verify_verdict_name(v));
+	if (detail[0])
+		fprintf(f, " (%s)", detail);
 }
 
 void verify_format_result(FILE *f, const struct verify_result *r)
 {
-	fprintf(f, "GPU%d (%s) -> GPU%d (%s): %s", r->from->index,
-		r->from->pci, r->to->index, r->to->pci,
-		verify_verdict_name(r->verdict));
-	switch (r->verdict) {
-	case VERIFY_WORKS:
-		break;
-	case VERIFY_WRONG_DATA:
-		fprintf(f, " (first wrong byte at offset %llu of %llu)",
-			(unsigned long long)r->first_diff,
-			(unsigned long long)r->size);
-		break;
-	case VERIFY_FAULTED:
-		fprintf(f, " (p2pmap fault counter %llu -> %llu, data %s)",
-			(unsigned long long)r->faults_before,
-			(unsigned long long)r->faults_after,
-			!r->data_checked ? "not read back" :
-			r->data_ok ? "correct" : "wrong");
-		break;
-	case VERIFY_REFUSED:
-		if (r->cuda_call)
-			fprintf(f, " (%s: %s)", r->cuda_call, r->cuda_error);
-		else
-			fprintf(f, " (cuDeviceCanAccessPeer: no)");
-		break;
-	case VERIFY_ERROR:
-		fprintf(f, " (%s: CUDA error %d: %s)", r->cuda_call,
-			r->cuda_code, r->cuda_error);
-		break;
+	const struct verify_op_result *w = &r->op[VERIFY_WRITE];
+	const struct verify_op_result *rd = &r->op[VERIFY_READ];
+	char dw[2 * VERIFY_ERR_LEN], dr[2 * VERIFY_ERR_LEN];
+
+	op_detail(w, r->timeout, r->size, dw, sizeof(dw));
+	op_detail(rd, r->timeout, r->size, dr, sizeof(dr));
+	fprintf(f, "GPU%d (%s) -> GPU%d (%s): ", r->from->index, r->from->pci,
+		r->to->index, r->to->pci);
+	/* One verdict when both operations say the same. */
+	if (w->verdict == rd->verdict && !strcmp(dw, dr)) {
+		put_verdict(f, w->verdict, dw);
+	} else {
+		fprintf(f, "%s [write: ", verify_verdict_name(r->verdict));
+		put_verdict(f, w->verdict, dw);
+		fprintf(f, "; read: ");
+		put_verdict(f, rd->verdict, dr);
+		fputc(']', f);
 	}
 	fputc('\n', f);
 }
@@ -346,11 +360,41 @@ void verify_format_summary(FILE *f, const struct verify_result *r, size_t n)
 		count_working(r, n));
 }
 
+/* The fields of one operation, in the object open in @j. */
+static void json_op_fields(struct json *j, const struct verify_op_result *o)
+{
+	json_key_u64_or_null(j, "faults_before", o->has_before, o->faults_before);
+	json_key_u64_or_null(j, "faults_after", o->has_after, o->faults_after);
+	json_key(j, "cuda_error");
+	json_str_or_null(j, o->copy.cuda_call[0] ? o->copy.cuda_error :
+			 o->child_error);
+	json_key(j, "cuda_call");
+	json_str_or_null(j, o->copy.cuda_call);
+	json_key(j, "cuda_code");
+	if (o->copy.cuda_call[0])
+		json_s64(j, o->copy.cuda_code);
+	else
+		json_null(j);
+	json_key(j, "data_ok");
+	if (o->copy.data_checked)
+		json_bool(j, o->copy.data_ok);
+	else
+		json_null(j);
+}
+
+/* The operation that decided the direction's verdict (write on a tie). */
+static const struct verify_op_result *deciding(const struct verify_result *r)
+{
+	return r->op[VERIFY_WRITE].verdict == r->verdict ?
+	       &r->op[VERIFY_WRITE] : &r->op[VERIFY_READ];
+}
+
 void verify_json(FILE *f, const struct verify_result *r, size_t n,
-		 const char *vllm_cache)
+		 const struct verify_caches *caches)
 {
 	struct json j;
 	size_t i;
+	int op;
 
 	json_init(&j, f);
 	json_obj_begin(&j);
@@ -368,25 +412,16 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 		json_str(&j, r[i].to->pci);
 		json_key(&j, "verdict");
 		json_str(&j, verify_verdict_name(r[i].verdict));
-		json_key(&j, "faults_before");
-		if (r[i].has_before)
-			json_u64(&j, r[i].faults_before);
-		else
-			json_null(&j);
-		json_key(&j, "faults_after");
-		if (r[i].has_after)
-			json_u64(&j, r[i].faults_after);
-		else
-			json_null(&j);
-		json_key(&j, "cuda_error");
-		json_str_or_null(&j, r[i].cuda_error);
-		json_key(&j, "cuda_call");
-		json_str(&j, r[i].cuda_call);
-		json_key(&j, "data_ok");
-		if (r[i].data_checked)
-			json_bool(&j, r[i].data_ok);
-		else
-			json_null(&j);
+		/* Before write/read existed: the deciding operation's. */
+		json_op_fields(&j, deciding(&r[i]));
+		for (op = 0; op < VERIFY_NR_OPS; op++) {
+			json_key(&j, verify_op_name(op));
+			json_obj_begin(&j);
+			json_key(&j, "verdict");
+			json_str(&j, verify_verdict_name(r[i].op[op].verdict));
+			json_op_fields(&j, &r[i].op[op]);
+			json_obj_end(&j);
+		}
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -397,70 +432,12 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 	json_key(&j, "working");
 	json_u64(&j, count_working(r, n));
 	json_obj_end(&j);
+	json_key(&j, "device_order");
+	json_str(&j, caches->order);
 	json_key(&j, "vllm_cache");
-	json_str(&j, vllm_cache);
+	json_str(&j, caches->vllm);
+	json_key(&j, "sglang_cache");
+	json_str(&j, caches->sglang);
 	json_obj_end(&j);
 	fputc('\n', f);
-}
-
-static bool vllm_works(const struct verify_result *r, size_t n,
-		       unsigned int a, unsigned int b)
-{
-	size_t i;
-
-	if (a == b)
-		return true;
-	for (i = 0; i < n; i++)
-		if (r[i].from->pos == a && r[i].to->pos == b)
-			return r[i].verdict == VERIFY_WORKS;
-	return false;
-}
-
-void verify_vllm_render(FILE *f, const struct verify_result *r, size_t n,
-			size_t ngpus)
-{
-	unsigned int a, b;
-	char key[32];
-	struct json j;
-
-	json_init(&j, f);
-	json_obj_begin(&j);
-	for (a = 0; a < ngpus; a++) {
-		for (b = 0; b < ngpus; b++) {
-			snprintf(key, sizeof(key), "%u->%u", a, b);
-			json_key(&j, key);
-			json_bool(&j, vllm_works(r, n, a, b));
-		}
-	}
-	json_obj_end(&j);
-	fputc('\n', f);
-}
-
-int verify_vllm_devs(char *buf, size_t len, const struct verify_gpu *gpus,
-		     size_t n, const char *visible)
-{
-	char entry[64];
-	size_t k, used = 0;
-	const char *p;
-	int i, w;
-
-	buf[0] = '\0';
-	for (k = 0; k < n; k++) {
-		snprintf(entry, sizeof(entry), "%d", gpus[k].index);
-		/* The index-th entry of CUDA_VISIBLE_DEVICES, if it has one. */
-		for (p = visible, i = 0; p && *p && i < gpus[k].index; i++) {
-			p = strchr(p, ',');
-			p = p ? p + 1 : NULL;
-		}
-		if (p && *p && strcspn(p, ",") < sizeof(entry) &&
-		    strcspn(p, ","))
-			snprintf(entry, sizeof(entry), "%.*s",
-				 (int)strcspn(p, ","), p);
-		w = snprintf(buf + used, len - used, "%s%s", k ? "," : "",
-			     entry);
-		if (w < 0 || (size_t)w >= len - used)
-			return -1;
-		used += w;
-	}
-	return 0;
 }

@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * p2pmap verify: a real peer-to-peer transfer per direction between CUDA
- * devices, checked byte by byte and against p2pmap's fault counters.
+ * p2pmap verify: real peer-to-peer transfers between CUDA devices, checked
+ * byte by byte and against p2pmap's fault counters.
+ *
+ * A direction "A -> B" means what a p2pmap link means: A is the DMA
+ * initiator.  It is tested twice, each time on a stream of A's context
+ * with peer access enabled from A to B only: a write (A's engines push
+ * from A's memory into B's) and a read (A's engines pull from B's memory
+ * into A's).  Each (direction, operation) runs in a child process of its
+ * own with a watchdog (verify/isolate.c): a sticky CUDA error or a copy
+ * that never completes cannot spoil another direction, and the parent
+ * never initialises CUDA.
  *
  * The fault counters are read through struct verify_faults, so that the
  * tests can inject counters the kernel cannot be made to produce; the
@@ -22,113 +31,134 @@
 
 #define VERIFY_SIZE_DEFAULT	(4ULL << 20)
 #define VERIFY_SIZE_MAX		(1ULL << 30)
+#define VERIFY_TIMEOUT_DEFAULT	60	/* seconds per operation */
 #define VERIFY_MAX_GPUS		64
 #define VERIFY_ERR_LEN		160
+#define VERIFY_BUSID_LEN	32
 
-/* A selected CUDA device. */
+/* A CUDA device, as the enumeration saw it. */
 struct verify_gpu {
 	int index;			/* CUDA ordinal */
 	unsigned int pos;		/* position in the selection */
-	CUdevice dev;
-	CUcontext ctx;			/* primary context, retained */
 	char pci[P2PMAP_ADDR_LEN];	/* "DDDD:BB:DD.F", lower case */
+};
+
+enum verify_op {
+	VERIFY_WRITE,			/* initiator's memory -> peer's */
+	VERIFY_READ,			/* peer's memory -> initiator's */
+	VERIFY_NR_OPS,
 };
 
 enum verify_verdict {
 	VERIFY_WORKS,
-	VERIFY_WRONG_DATA,
-	VERIFY_FAULTED,
 	VERIFY_REFUSED,
+	VERIFY_WRONG_DATA,
 	VERIFY_ERROR,
+	VERIFY_HUNG,
+	VERIFY_FAULTED,			/* the most telling: last */
 };
 
-/* One direction: @from copies into @to's memory. */
-struct verify_result {
-	const struct verify_gpu *from, *to;
-	enum verify_verdict verdict;
-	bool has_before, has_after;	/* false: counter unknown */
-	uint64_t faults_before, faults_after;
+/* What the child of one (direction, operation) found. */
+struct verify_copy {
 	bool can_access;		/* cuDeviceCanAccessPeer */
-	const char *cuda_call;		/* the call that failed, or NULL */
+	bool refused;			/* peer access not possible */
+	char cuda_call[32];		/* the call that failed, or "" */
 	CUresult cuda_code;		/* its result */
-	char cuda_error[VERIFY_ERR_LEN]; /* cuGetErrorString(), "" if none */
+	char cuda_error[VERIFY_ERR_LEN]; /* its description */
 	bool data_checked;		/* the copy ran and was read back */
 	bool data_ok;
-	uint64_t first_diff;		/* first wrong byte, when !data_ok */
+	uint64_t first_diff;		/* first wrong byte (!data_ok) */
+};
+
+/* One operation of a direction, as the parent decided it. */
+struct verify_op_result {
+	enum verify_verdict verdict;
+	struct verify_copy copy;
+	bool has_before, has_after;	/* false: counter unknown */
+	uint64_t faults_before, faults_after;
+	bool hung;			/* the watchdog killed the child */
+	char child_error[VERIFY_ERR_LEN]; /* the child died: how, or "" */
+};
+
+/* One direction: @from is the initiator. */
+struct verify_result {
+	const struct verify_gpu *from, *to;
 	uint64_t size;
+	unsigned int timeout;		/* seconds per operation */
+	enum verify_verdict verdict;	/* the worse of the two */
+	struct verify_op_result op[VERIFY_NR_OPS];
 };
 
 /*
  * A fault counter source.  read() gives the counter of the direction
- * @from -> @to (the production source adds the pairs from -> to and
- * to -> from: either GPU's copy engine may carry the copy); @after is
- * false for the reading before the copy, true for the one after.  Returns
+ * @from -> @to for @op (the production source adds the pairs from -> to
+ * and to -> from: either GPU's engine may carry the copy); @after is false
+ * for the reading before the operation, true for the one after.  Returns
  * false when the counter is unknown; @why then says why, once.
  */
 struct verify_faults {
 	bool (*read)(struct verify_faults *src, const struct verify_gpu *from,
-		     const struct verify_gpu *to, bool after, uint64_t *count);
+		     const struct verify_gpu *to, enum verify_op op,
+		     bool after, uint64_t *count);
 	void *priv;
-	const char *why;		/* set by read() when it returns false */
+	const char *why;		/* set when read() returns false */
 };
 
 /*
- * The verdict rule: peer access refused; else faulted when the counter
- * grew (whatever the data and the CUDA result); else error on a CUDA
- * error; else wrong data when the bytes differ; else works.
+ * The verdict rule: faulted when the counter grew (whatever the data and
+ * the CUDA result); else hung when the watchdog fired; else peer access
+ * refused; else error on a CUDA error or a dead child; else wrong data
+ * when the bytes differ; else works.
  */
-enum verify_verdict verify_decide(bool refused, bool counters_known,
-				  uint64_t before, uint64_t after,
-				  CUresult err, bool data_ok);
+enum verify_verdict verify_decide(const struct verify_op_result *o);
 
-/* "works", "wrong data", "faulted", "peer access refused", "error" */
+/* "works", "wrong data", "faulted", "peer access refused", "hung", "error" */
 const char *verify_verdict_name(enum verify_verdict v);
+/* "write", "read" */
+const char *verify_op_name(enum verify_op op);
 
 /*
  * cuDeviceGetPCIBusId's "0000:01:00.0" or "00000000:C1:00.0" as
- * "DDDD:BB:DD.F" in lower case.  Returns 0 or -1.
+ * "DDDD:BB:DD.F" in lower case.  Returns 0, or -1 (malformed, or a domain
+ * above 0xffff, which p2pmap's addresses cannot name).
  */
 int verify_norm_busid(const char *s, char out[P2PMAP_ADDR_LEN]);
 
-/*
- * cuInit, then open the devices @indices (every device when @n is 0):
- * fills @gpus, returns how many, or -1 with @err set.  *@no_cuda is set
- * when the failure means "no CUDA device here" (CUDA_ERROR_NO_DEVICE, no
- * device, an index out of range is not).
- */
-int verify_open(const struct cuda_api *api, const int *indices, size_t n,
-		struct verify_gpu *gpus, bool *no_cuda, char *err,
-		size_t errlen);
-void verify_close(const struct cuda_api *api, struct verify_gpu *gpus,
-		  size_t n);
+/* What the enumeration child reports. */
+struct verify_enum {
+	int load;			/* enum cuda_load_error */
+	CUresult init;			/* cuInit / cuDeviceGetCount */
+	char err[256];
+	int count;
+	char busid[VERIFY_MAX_GPUS][VERIFY_BUSID_LEN];
+	CUresult busid_res[VERIFY_MAX_GPUS];
+};
 
-/* Verify one direction; fills @r. */
-void verify_direction(const struct cuda_api *api, const struct verify_gpu *from,
-		      const struct verify_gpu *to, uint64_t size,
-		      struct verify_faults *faults, struct verify_result *r);
+/* cuInit, cuDeviceGetCount and every bus id; fills @e.  In a child. */
+void verify_enumerate(const struct cuda_api *api, struct verify_enum *e);
+
+/*
+ * One operation of one direction, in the calling process (a child):
+ * retain both primary contexts, enable peer access from @from to @to
+ * only, copy on a stream of @from's context, read back, disable peer
+ * access, free.  Fills @c.
+ */
+void verify_copy_run(const struct cuda_api *api, int from, int to,
+		     enum verify_op op, uint64_t size, struct verify_copy *c);
 
 /* "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): works[ (detail)]" */
 void verify_format_result(FILE *f, const struct verify_result *r);
 /* "verify: N directions, W work" */
 void verify_format_summary(FILE *f, const struct verify_result *r, size_t n);
-/* The --json document; @vllm_cache may be NULL. */
-void verify_json(FILE *f, const struct verify_result *r, size_t n,
-		 const char *vllm_cache);
 
-/*
- * vLLM's P2P cache: {"0->0": true, "0->1": false, ...}, keys are positions
- * in the selection (vLLM's device indices under CUDA_VISIBLE_DEVICES set
- * to the verified devices), every ordered pair including the diagonal,
- * true only for works.
- */
-void verify_vllm_render(FILE *f, const struct verify_result *r, size_t n,
-			size_t ngpus);
-/*
- * The CUDA_VISIBLE_DEVICES value vLLM will see for this selection: the
- * entries of @visible (the caller's CUDA_VISIBLE_DEVICES, may be NULL) at
- * the selected CUDA indices, else the indices.  Returns 0 or -1 (too long).
- */
-int verify_vllm_devs(char *buf, size_t len, const struct verify_gpu *gpus,
-		     size_t n, const char *visible);
+/* Where the frameworks' cache files went: NULL members when not written. */
+struct verify_caches {
+	const char *vllm, *sglang;
+	const char *order;		/* "PCI_BUS_ID" or "FASTEST_FIRST" */
+};
+
+/* The --json document. */
+void verify_json(FILE *f, const struct verify_result *r, size_t n,
+		 const struct verify_caches *caches);
 
 #endif /* P2PMAP_VERIFY_H */

@@ -36,12 +36,14 @@ static bool peer_count(const struct p2pmap_dev *dev, const char *target,
 }
 
 static bool nl_read(struct verify_faults *src, const struct verify_gpu *from,
-		    const struct verify_gpu *to, bool after, uint64_t *count)
+		    const struct verify_gpu *to, enum verify_op op, bool after,
+		    uint64_t *count)
 {
 	struct nl_source *s = src->priv;
 	const struct p2pmap_dev *a, *b;
 	uint64_t ab, ba;
 
+	(void)op;
 	(void)after;
 	if (!s->loaded) {
 		src->why = s->why;
@@ -88,6 +90,7 @@ int verify_faults_nl_open(struct verify_faults *src)
 /* The file source: the lines, parsed at open. */
 struct file_line {
 	char from[P2PMAP_ADDR_LEN], to[P2PMAP_ADDR_LEN];
+	int op;				/* enum verify_op, or -1: both */
 	uint64_t before, after;
 };
 
@@ -106,7 +109,8 @@ static bool key_matches(const char *key, const struct verify_gpu *g)
 }
 
 static bool file_read(struct verify_faults *src, const struct verify_gpu *from,
-		      const struct verify_gpu *to, bool after, uint64_t *count)
+		      const struct verify_gpu *to, enum verify_op op,
+		      bool after, uint64_t *count)
 {
 	struct file_source *s = src->priv;
 	size_t i;
@@ -114,7 +118,8 @@ static bool file_read(struct verify_faults *src, const struct verify_gpu *from,
 	*count = 0;
 	for (i = 0; i < s->n; i++) {
 		if (key_matches(s->lines[i].from, from) &&
-		    key_matches(s->lines[i].to, to)) {
+		    key_matches(s->lines[i].to, to) &&
+		    (s->lines[i].op < 0 || s->lines[i].op == (int)op)) {
 			*count = after ? s->lines[i].after :
 					 s->lines[i].before;
 			break;
@@ -125,7 +130,7 @@ static bool file_read(struct verify_faults *src, const struct verify_gpu *from,
 
 static int parse_line(char *line, struct file_line *l)
 {
-	char dir[64], *arrow;
+	char dir[64], *arrow, *colon;
 	uint64_t before, after;
 	char extra;
 
@@ -135,6 +140,13 @@ static int parse_line(char *line, struct file_line *l)
 	if (sscanf(line, "%63s %" SCNu64 " %" SCNu64 " %c", dir, &before,
 		   &after, &extra) != 3)
 		return -1;
+	l->op = -1;
+	/* "A->B:write": one operation; a PCI address has colons too. */
+	colon = strrchr(dir, ':');
+	if (colon && (!strcmp(colon, ":write") || !strcmp(colon, ":read"))) {
+		l->op = strcmp(colon, ":read") ? VERIFY_WRITE : VERIFY_READ;
+		*colon = '\0';
+	}
 	arrow = strstr(dir, "->");
 	if (!arrow || arrow == dir || !arrow[2] ||
 	    (size_t)(arrow - dir) >= sizeof(l->from) ||
@@ -173,7 +185,7 @@ int verify_faults_file_open(struct verify_faults *src, const char *path)
 		if (rc > 0)
 			continue;
 		if (rc < 0) {
-			fprintf(stderr, "p2pmap: %s:%u: expected \"A->B BEFORE AFTER\"\n",
+			fprintf(stderr, "p2pmap: %s:%u: expected \"A->B[:write|:read] BEFORE AFTER\"\n",
 				path, lineno);
 			goto fail;
 		}

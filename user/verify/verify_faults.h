@@ -7,9 +7,10 @@
 
 /*
  * For tests only: P2PMAP_VERIFY_FAULTS_FILE names a file of lines
- * "A->B BEFORE AFTER" (A, B: CUDA indices or PCI addresses; '#' starts a
- * comment) that replaces the kernel's counters.  A direction without a
- * line reads 0 before and after.
+ * "A->B[:write|:read] BEFORE AFTER" (A, B: CUDA indices or PCI addresses;
+ * without an operation the line is for both; '#' starts a comment) that
+ * replaces the kernel's counters.  A direction without a line reads 0
+ * before and after.
  */
 #define VERIFY_FAULTS_ENV	"P2PMAP_VERIFY_FAULTS_FILE"
 
