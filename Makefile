@@ -15,6 +15,7 @@ MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DKMS_SRC ?= /usr/src/p2pmap-$(VERSION)
 DKMS_DEST := $(DESTDIR)$(DKMS_SRC)
+MODPROBE_CONF ?= /etc/modprobe.d/p2pmap.conf
 
 # What DKMS needs to build the module: sources only, never build outputs
 # left in kmod/ by "make module".
@@ -81,6 +82,11 @@ install: user dkms-src
 		dkms build -m p2pmap -v $(VERSION) -k $$k; \
 		dkms install -m p2pmap -v $(VERSION) -k $$k; \
 	done
+	@# The boot configuration, read as the module will read it.
+	@[ -n "$(DESTDIR)" ] || [ ! -f $(MODPROBE_CONF) ] || \
+		user/p2pmap config check $(MODPROBE_CONF) || \
+		echo "install: $(MODPROBE_CONF): the module will skip what is" \
+			"named above at its next load: fix it, or run p2pmap config save"
 
 uninstall:
 	@set -e; [ -z "$(DESTDIR)" ] || exit 0; \

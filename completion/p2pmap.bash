@@ -85,8 +85,8 @@ _p2pmap()
 		esac ;;
 	config)
 		case $sub in
-		'') opts='save show' ;;
-		save|show) opts='--file' ;;
+		'') opts='save show check' ;;
+		save|show|check) opts='--file' ;;
 		esac ;;
 	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --json' ;;
 	metrics) opts='--output' ;;

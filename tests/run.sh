@@ -55,6 +55,7 @@ result $? "CLI builds with -Werror"
 count "[unit]" < <(make -s -C "$top/user" test 2>&1)
 count "[verify]" < <("$top/tests/verify/run.sh" 2>&1)
 count "[cuda]" < <("$top/tests/cuda-check/run.sh" 2>&1)
+count "[config]" < <("$top/tests/config/run.sh" 2>&1)
 count "[man]" < <("$top/tests/man/run.sh" 2>&1)
 count "[reports]" < <("$top/tests/vm/report-check.sh" 2>&1)
 count "[mirror]" < <("$top/tests/mirror-check.sh" 2>&1)

@@ -225,6 +225,33 @@ check "links= given twice: both are used" \
 expect "... both pending" "$(links_in pending)" 2
 expect "... no problem" "$(p2pmap info | grep -c 'problems at load: 0')" 1
 rmmod p2pmap
+# The shared table of parameter cases (param-cases.tsv): the module must
+# report, word for word, what "p2pmap config check" says of the same
+# options line (tests/config/run.sh holds the CLI to the same table).
+tab=$(printf '\t') n=0 differ=
+set -f
+while IFS=$tab read -r args want; do
+	case $args in ''|'#'*) continue ;; esac
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	if ! insmod $KO $args 2>/dev/null; then
+		differ="$differ [$args: insmod failed]"
+		continue
+	fi
+	info=$(p2pmap info)
+	count=$(echo "$info" | sed -n 's/^module parameter problems at load: \([0-9]*\).*/\1/p')
+	first=$(echo "$info" | sed -n 's/^module parameter problems at load: .*; first: \(.*\))$/\1/p')
+	if [ "$want" = ok ]; then
+		[ "$count" = 0 ] || differ="$differ [$args: $count: $first]"
+	else
+		[ "$count" = 1 ] && [ "$first" = "$want" ] ||
+			differ="$differ [$args: $count: $first]"
+	fi
+	rmmod p2pmap
+done <param-cases.tsv
+set +f
+check "the $n cases of the shared parameter table: the module's words${differ:+ (differ:$differ)}" \
+	test "$n" -ge 40 -a -z "$differ"
 check "p2pmap loads with links naming an absent device" \
 	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest "links=$A>$B,$B>$A/0x1,$A>0000:09:00.0"
 expect "boot link A->B waits for drivers" "$(link_state $A $B)" pending

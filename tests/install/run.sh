@@ -38,13 +38,18 @@ snapshot() {
 		\( -type f -o -type l \) 2>/dev/null |
 		grep -vE '^/var/lib/dkms/mok\.(key|pub)$|/__pycache__/' | sort
 }
-before=$(mktemp) after=$(mktemp)
-trap 'rm -f "$before" "$after"' EXIT
+before=$(mktemp) after=$(mktemp) conf=$(mktemp)
+trap 'rm -f "$before" "$after" "$conf"' EXIT
+# A boot configuration with a typo: make install must say so.
+echo 'options p2pmap links=0000:01:00.0>zz' >"$conf"
 snapshot >"$before"
 kernels=$("$top/tests/kernels.sh")
 
-make -C "$top" install >"$log" 2>&1
+make -C "$top" install MODPROBE_CONF="$conf" >"$log" 2>&1
 tap $? "make install (log: build/logs/install.log)"
+grep -qF "$conf:1: links: \"0000:01:00.0>zz\" skipped" "$log" &&
+	grep -q "the module will skip what is named above" "$log"
+tap $? "make install checks the boot configuration and names its problem"
 
 out=$("$prefix/sbin/p2pmap" --version 2>&1)
 [ "$out" = "p2pmap $version" ]

@@ -102,7 +102,7 @@ expect "--both --bars" p2pmap link add 0000:01:00.0 0000:41:00.0 --
 expect "0000:81:00.0" p2pmap link del 0000:8
 expect "--numa --driver --dry-run" p2pmap link auto --
 expect "--vllm-cache" p2pmap verify --v
-expect "save show" p2pmap config ""
+expect "save show check" p2pmap config ""
 expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" p2pmap --no-check faults reset ""
 expect "--no-check" p2pmap --no
 got=$(complete_words p2pmap "")

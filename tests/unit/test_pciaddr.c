@@ -41,7 +41,12 @@ int main(void)
 	valid("0:0.0", "0000:00:00.0");
 
 	invalid("", "empty");
-	invalid("10000:00:00.0", "domain > ffff");
+	valid("10000:00:00.0", "10000:00:00.0");	/* VMD domains */
+	valid("7FFFFFFF:1:2.3", "7fffffff:01:02.3");
+	invalid("80000000:00:00.0", "domain > INT_MAX");
+	invalid("000000001:00:00.0", "domain of 9 digits");
+	invalid("0000:001:00.0", "bus of 3 digits (the module reads 2)");
+	invalid("0000:01:000.0", "device of 3 digits");
 	invalid("0000:100:00.0", "bus > ff");
 	invalid("0000:00:20.0", "device > 1f");
 	invalid("0000:00:00.8", "function > 7");

@@ -218,11 +218,13 @@ static void test_busid(void)
 	       !strcmp(out, "0000:3b:00.0"), "bus id: lower case");
 	tap_ok(!verify_norm_busid("00000001:C1:1f.7", out) &&
 	       !strcmp(out, "0001:c1:1f.7"), "bus id: 8-digit domain");
+	tap_ok(!verify_norm_busid("00010000:3B:00.0", out) &&
+	       !strcmp(out, "10000:3b:00.0"), "bus id: a domain above 0xffff (VMD)");
 	tap_ok(verify_norm_busid("0000:3b:00", out) &&
 	       verify_norm_busid("0000:3b:20.0", out) &&
-	       verify_norm_busid("00010000:3b:00.0", out) &&
+	       verify_norm_busid("80000000:3b:00.0", out) &&
 	       verify_norm_busid("0000:3b:00.0x", out),
-	       "bus id: malformed ones and domains above 0xffff refused");
+	       "bus id: malformed ones refused");
 }
 
 static void test_copy(void)

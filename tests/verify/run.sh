@@ -261,12 +261,13 @@ STUBDIR=$stubdir/legacy run legacy verify --devices 1,3
 line legacy "verify: 2 directions, 2 work" && grep -q ' contexts=0 ' "$tmp/stub.log" &&
 	! grep -v ' contexts=0 ' "$tmp/stub.log" | grep -q .
 tap $? "no _v2 release (old driver): the legacy entry point releases the contexts"
-# A PCI domain p2pmap cannot name skips that device only.
-P2PMAP_CUDA_STUB="0000:01:00.0,00010000:02:00.0,0000:41:00.0" run dom verify
-grep -q "CUDA device 1: PCI bus id \"00010000:02:00.0\" .* skipped" "$tmp/dom.err" &&
-	line dom "GPU0 (0000:01:00.0) -> GPU2 (0000:41:00.0): works" &&
-	line dom "verify: 2 directions, 2 work"
-tap $? "a domain above 0xffff skips that device, verifies the others"
+# A domain above 0xffff (VMD) is named; a bus id that is not one skips
+# that device only.
+P2PMAP_CUDA_STUB="0000:01:00.0,00010000:02:00.0,bogus,0000:41:00.0" run dom verify
+grep -q "CUDA device 2: malformed PCI bus id \"bogus\": skipped" "$tmp/dom.err" &&
+	line dom "GPU1 (10000:02:00.0) -> GPU3 (0000:41:00.0): works" &&
+	line dom "verify: 6 directions, 6 work"
+tap $? "a domain above 0xffff is verified; a malformed bus id skips that device only"
 
 # Usage errors: exit 2.
 rc=0

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* p2pmap config save|show [--file PATH]: the modprobe.d file. */
+/* p2pmap config save|show|check [--file PATH]: the modprobe.d file. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +10,10 @@
 #include "config.h"
 #include "format.h"
 #include "link.h"
+#include "modprobe_check.h"
 #include "policy.h"
 
-#define CONFIG_USAGE "usage: p2pmap config {save|show} [--file PATH]"
+#define CONFIG_USAGE "usage: p2pmap config {save|show} [--file PATH] | config check [--file PATH | PATH]"
 
 static int cmp_link(const void *a, const void *b)
 {
@@ -20,6 +21,24 @@ static int cmp_link(const void *a, const void *b)
 	int c = strcmp(x->initiator, y->initiator);
 
 	return c ? c : strcmp(x->target, y->target);
+}
+
+/* The rendered file, read as config check reads one; 0 when clean. */
+static int check_text(const char *path, char *text, size_t len)
+{
+	struct modprobe_check res;
+	FILE *f = fmemopen(text, len, "r");
+	int rc;
+
+	if (!f)
+		return 0;
+	rc = modprobe_check(f, path, stderr, &res);
+	fclose(f);
+	if (rc || res.problems) {
+		fprintf(stderr, "p2pmap: config save: the file would not load as saved: not written\n");
+		return -1;
+	}
+	return 0;
 }
 
 static int config_save(const char *path)
@@ -59,6 +78,9 @@ static int config_save(const char *path)
 		fprintf(stderr, "p2pmap: config save: %s\n", strerror(errno));
 		goto out;
 	}
+	/* What the module will make of it: the same reader as config check. */
+	if (check_text(path, text, len))
+		goto out;
 	err = config_write(path, text, len);
 	if (err) {
 		fprintf(stderr, "p2pmap: config save: %s: %s\n", path,
@@ -98,17 +120,57 @@ static int config_show(const char *path)
 	return EXIT_OK;
 }
 
+/*
+ * The file as modprobe and the module will read it at the next boot: exit
+ * 0 when the module would use every part of it, 1 when it would skip one
+ * (each named with its line) or the file cannot be read.
+ */
+static int config_check(const char *path)
+{
+	struct modprobe_check res;
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "p2pmap: config check: %s: %s\n", path,
+			strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	rc = modprobe_check(f, path, stdout, &res);
+	fclose(f);
+	if (rc) {
+		fprintf(stderr, "p2pmap: config check: %s: cannot be read\n",
+			path);
+		return EXIT_RUNTIME;
+	}
+	if (!res.options_lines)
+		printf("config check: %s: no \"options p2pmap\" line: the module loads with its defaults\n",
+		       path);
+	else if (res.problems)
+		printf("config check: %s: %u problem%s: the module would skip %s\n",
+		       path, res.problems, res.problems == 1 ? "" : "s",
+		       res.problems == 1 ? "it" : "them");
+	else
+		printf("config check: %s: ok (%u link%s)\n", path, res.links,
+		       res.links == 1 ? "" : "s");
+	return res.problems ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int cmd_config(int argc, char **argv)
 {
 	const char *path = CONFIG_DEFAULT_PATH;
-	bool save;
+	bool check;
 	int i;
 
-	if (argc < 2 || (strcmp(argv[1], "save") && strcmp(argv[1], "show"))) {
+	if (argc < 2 || (strcmp(argv[1], "save") && strcmp(argv[1], "show") &&
+			 strcmp(argv[1], "check"))) {
 		fprintf(stderr, "p2pmap: %s\n", CONFIG_USAGE);
 		return EXIT_USAGE;
 	}
-	save = !strcmp(argv[1], "save");
+	check = !strcmp(argv[1], "check");
+	/* "config check FILE": the file as an argument, too. */
+	if (check && argc == 3 && argv[2][0] != '-')
+		return config_check(argv[2]);
 	for (i = 2; i < argc; i++) {
 		if (!strncmp(argv[i], "--file=", 7) && argv[i][7]) {
 			path = argv[i] + 7;
@@ -125,5 +187,7 @@ int cmd_config(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	return save ? config_save(path) : config_show(path);
+	if (check)
+		return config_check(path);
+	return !strcmp(argv[1], "save") ? config_save(path) : config_show(path);
 }

@@ -233,7 +233,7 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 			fprintf(stderr, "p2pmap verify: CUDA device %d: cuDeviceGetPCIBusId failed (%d): skipped\n",
 				i, e->busid_res[i]);
 		else if (verify_norm_busid(e->busid[i], all[i].pci))
-			fprintf(stderr, "p2pmap verify: CUDA device %d: PCI bus id \"%s\" (a domain above 0xffff, or malformed) cannot be named: skipped\n",
+			fprintf(stderr, "p2pmap verify: CUDA device %d: malformed PCI bus id \"%s\": skipped\n",
 				i, e->busid[i]);
 	}
 	free(e);

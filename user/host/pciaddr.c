@@ -29,22 +29,25 @@ static int hexval(char c)
 }
 
 /*
- * Read one hex field at *p and advance past it.  Returns the field's value,
- * or -1 when there is no hex digit at *p.  Values beyond @max saturate to
- * max + 1, so the caller's range check rejects them without overflow.
+ * Read one hex field of at most @digits digits at *p and advance past it.
+ * Returns the field's value, -1 when there is no hex digit at *p, or -2
+ * when there are more than @digits.  The module reads the same way
+ * (kmod/addr.c, p2pmap_addr_parse_any()); tests/guest/param-cases.tsv
+ * holds both to it.
  */
-static long hexfield(const char **p, unsigned long max)
+static long hexfield(const char **p, unsigned int digits)
 {
 	unsigned long v = 0;
 	const char *s = *p;
+	unsigned int n = 0;
 	int d;
 
 	if (hexval(*s) < 0)
 		return -1;
 	while ((d = hexval(*s)) >= 0) {
+		if (++n > digits)
+			return -2;
 		v = v * 16 + d;
-		if (v > max)
-			v = max + 1;
 		s++;
 	}
 	*p = s;
@@ -57,12 +60,13 @@ int pciaddr_parse(const char *s, char out[P2PMAP_ADDR_LEN],
 	static const struct {
 		const char *name;
 		unsigned long max;
+		unsigned int digits;
 		char sep;		/* what must follow the field */
 	} fields[] = {
-		{ "domain", 0xffff, ':' },
-		{ "bus", 0xff, ':' },
-		{ "device", 0x1f, '.' },
-		{ "function", 0x7, '\0' },
+		{ "domain", 0x7fffffff, 8, ':' },	/* VMD: above 0xffff */
+		{ "bus", 0xff, 2, ':' },
+		{ "device", 0x1f, 2, '.' },
+		{ "function", 0x7, 2, '\0' },
 	};
 	long v[4];
 	const char *p = s;
@@ -79,10 +83,15 @@ int pciaddr_parse(const char *s, char out[P2PMAP_ADDR_LEN],
 	if (i)
 		v[0] = 0;
 	for (; i < 4; i++) {
-		v[i] = hexfield(&p, fields[i].max);
-		if (v[i] < 0) {
+		v[i] = hexfield(&p, fields[i].digits);
+		if (v[i] == -1) {
 			set_err(err, errlen, "%s is not a hex number",
 				fields[i].name);
+			return -1;
+		}
+		if (v[i] == -2) {
+			set_err(err, errlen, "%s has more than %u digits",
+				fields[i].name, fields[i].digits);
 			return -1;
 		}
 		if ((unsigned long)v[i] > fields[i].max) {

@@ -65,7 +65,7 @@ int verify_norm_busid(const char *s, char out[P2PMAP_ADDR_LEN])
 	unsigned long dom, bus, dev, fn;
 
 	s = hexfield(s, 8, &dom);
-	if (!s || *s++ != ':' || dom > 0xffff)
+	if (!s || *s++ != ':' || dom > 0x7fffffff)
 		return -1;
 	s = hexfield(s, 2, &bus);
 	if (!s || *s++ != ':')

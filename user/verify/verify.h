@@ -119,8 +119,8 @@ const char *verify_op_name(enum verify_op op);
 
 /*
  * cuDeviceGetPCIBusId's "0000:01:00.0" or "00000000:C1:00.0" as
- * "DDDD:BB:DD.F" in lower case.  Returns 0, or -1 (malformed, or a domain
- * above 0xffff, which p2pmap's addresses cannot name).
+ * "DDDD:BB:DD.F" in lower case (a domain above 0xffff keeps its digits, as
+ * p2pmap's addresses do).  Returns 0, or -1 when malformed.
  */
 int verify_norm_busid(const char *s, char out[P2PMAP_ADDR_LEN]);
 
