@@ -1,8 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for p2pmap(8): subcommands, their options, PCI addresses
-# (from /sys/bus/pci/devices) for link add/del and faults reset.
+# (from /sys/bus/pci/devices) for link add and faults reset, the configured
+# links (from /sys/kernel/p2pmap/links) for link del.
 # Install as /usr/share/bash-completion/completions/p2pmap.
 # Needs nothing from the bash-completion package.
+#
+# A PCI address has colons, and ':' is in COMP_WORDBREAKS: bash hands a
+# completion function "0000", ":", "01", ... as separate words.  The words
+# are therefore taken from COMP_LINE (split at white space only), and what
+# is offered is cut back to the part after the current word's last ':',
+# which is all bash replaces.
 
 # PCI addresses as p2pmap takes them; the directory may be overridden (tests).
 _p2pmap_pci_addrs()
@@ -14,22 +21,58 @@ _p2pmap_pci_addrs()
 	done
 }
 
+# The configured links, "INITIATOR TARGET" per line (tests: the directory).
+_p2pmap_links()
+{
+	local d l dir=${P2PMAP_COMPLETION_LINKS_DIR:-/sys/kernel/p2pmap/links}
+
+	for d in "$dir"/*-*; do
+		[ -e "$d" ] || continue
+		l=${d##*/}
+		# "DDDD:BB:DD.F-DDDD:BB:DD.F": the domain may have more digits.
+		printf '%s %s\n' "${l%-*}" "${l##*-}"
+	done
+}
+
+# link del's next address: an initiator, then a target of that initiator.
+_p2pmap_link_del_addrs()
+{
+	local first=$1 i t
+
+	while read -r i t; do
+		if [ -z "$first" ]; then
+			printf '%s\n' "$i"
+		elif [ "$i" = "$first" ]; then
+			printf '%s\n' "$t"
+		fi
+	done < <(_p2pmap_links) | sort -u
+}
+
 _p2pmap()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmd='' sub='' i nargs=0 w opts=''
+	local line=${COMP_LINE:0:COMP_POINT} words cword cur prev
+	local cmd='' sub='' first='' i nargs=0 w opts=''
 	local cmds='list link status faults monitor check info policy config verify metrics help'
 
+	read -ra words <<<"$line"
+	[[ -z $line || $line == *[[:space:]] ]] && words+=("")
+	cword=$((${#words[@]} - 1))
+	cur=${words[cword]}
+	prev=${words[cword - 1]:-}
+
 	# The subcommand: the first word that is not a global option.
-	for ((i = 1; i < COMP_CWORD; i++)); do
-		w=${COMP_WORDS[i]}
+	for ((i = 1; i < cword; i++)); do
+		w=${words[i]}
 		if [ -z "$cmd" ]; then
 			case $w in -*) continue ;; esac
 			cmd=$w
 		elif [ -z "$sub" ]; then
 			case $w in -*) ;; *) sub=$w ;; esac
 		else
-			case $w in -*) ;; *) nargs=$((nargs + 1)) ;; esac
+			case $w in
+			-*) ;;
+			*) [ $nargs = 0 ] && first=$w; nargs=$((nargs + 1)) ;;
+			esac
 		fi
 	done
 
@@ -39,15 +82,15 @@ _p2pmap()
 		-*) opts='--no-check --version --help' ;;
 		*) opts=$cmds ;;
 		esac
-		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		_p2pmap_reply "$opts" "$cur"
 		return 0
 	fi
 
 	# Options that take a value.
 	case $prev in
-	--bars) COMPREPLY=($(compgen -W '0x1 0x2 0x3 0x3f' -- "$cur")); return 0 ;;
+	--bars) _p2pmap_reply '0x1 0x2 0x3 0x3f' "$cur"; return 0 ;;
 	--driver)
-		COMPREPLY=($(compgen -W "$(ls /sys/bus/pci/drivers 2>/dev/null)" -- "$cur"))
+		_p2pmap_reply "$(ls /sys/bus/pci/drivers 2>/dev/null)" "$cur"
 		return 0 ;;
 	--file|--output) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
 	--numa|--count|--timeout|--devices|--size|--drivers|--vendors|--classes)
@@ -63,6 +106,9 @@ _p2pmap()
 			if [[ $cur == -* ]]; then
 				opts='--both'
 				[ "$sub" = add ] && opts='--both --bars'
+			elif [ $nargs -lt 2 ] && [ "$sub" = del ] &&
+			     [ -n "$(_p2pmap_links)" ]; then
+				opts=$(_p2pmap_link_del_addrs "$first")
 			elif [ $nargs -lt 2 ]; then
 				opts=$(_p2pmap_pci_addrs)
 			fi ;;
@@ -91,8 +137,21 @@ _p2pmap()
 	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --json' ;;
 	metrics) opts='--output' ;;
 	esac
-	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	_p2pmap_reply "$opts" "$cur"
 	return 0
+}
+
+# COMPREPLY: the words of @1 that start with @2, cut back to what bash
+# replaces (the part after the last ':' of @2, when ':' breaks words).
+_p2pmap_reply()
+{
+	local cur=$2 colon
+
+	COMPREPLY=($(compgen -W "$1" -- "$cur"))
+	if [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]]; then
+		colon=${cur%"${cur##*:}"}
+		COMPREPLY=("${COMPREPLY[@]#"$colon"}")
+	fi
 }
 
 complete -F _p2pmap p2pmap

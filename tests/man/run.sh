@@ -75,36 +75,64 @@ grep -q '^\.B events$' "$top/man/p2pmap.4" &&
 	grep -q '^\.SH IOVA GUARD' "$top/man/p2pmap.4"
 tap $? "p2pmap.4: the netlink family, its multicast group, the IOVA guard"
 
-# The completion, in a plain bash (no bash-completion package).
+# The completion, in a plain bash (no bash-completion package), driven as
+# bash drives it: COMP_LINE and COMP_POINT, COMP_WORDS split at the
+# default COMP_WORDBREAKS (a PCI address arrives as "0000" ":" "01" ...),
+# and the reply replacing only the last piece of the current word.
 mkdir -p "$tmp/pci/0000:01:00.0" "$tmp/pci/0000:41:00.0" "$tmp/pci/0000:81:00.0"
-complete_words() {	# complete_words WORD...: COMPREPLY for the last word
-	P2PMAP_COMPLETION_PCI_DIR=$tmp/pci bash --norc --noprofile -c '
-		source "$1"; shift
-		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
-		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+mkdir -p "$tmp/links/0000:01:00.0-0000:41:00.0" \
+	 "$tmp/links/0000:01:00.0-0000:81:00.0" "$tmp/links/0000:41:00.0-0000:01:00.0"
+complete_line() {	# complete_line LINE: what each candidate makes of it
+	P2PMAP_COMPLETION_PCI_DIR=$tmp/pci \
+	P2PMAP_COMPLETION_LINKS_DIR=${LINKS_DIR:-$tmp/nolinks} \
+	bash --norc --noprofile -c '
+		source "$1"
+		COMP_LINE=$2 COMP_POINT=${#2}
+		# bash: words at white space, each break character its own word.
+		COMP_WORDS=()
+		for w in $COMP_LINE; do
+			while [[ $w == *:* ]]; do
+				[ -n "${w%%:*}" ] && COMP_WORDS+=("${w%%:*}")
+				COMP_WORDS+=(":"); w=${w#*:}
+			done
+			[ -n "$w" ] && COMP_WORDS+=("$w")
+		done
+		last=${COMP_WORDS[${#COMP_WORDS[@]} - 1]}
+		if [[ $COMP_LINE == *" " ]]; then COMP_WORDS+=(""); last=; fi
+		[ "$last" = ":" ] && last=
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 		_p2pmap
-		echo "${COMPREPLY[*]}"' _ "$top/completion/p2pmap.bash" "$@"
+		# What the user sees: the typed word, its last piece replaced.
+		typed=${COMP_LINE##* }
+		for r in "${COMPREPLY[@]}"; do
+			printf "%s " "${typed%"$last"}$r"
+		done' _ "$top/completion/p2pmap.bash" "$1" | sed 's/ $//'
 }
-expect() {	# expect "WANT" WORD...
-	local want=$1 got
-	shift
-	got=$(complete_words "$@")
-	[ "$got" = "$want" ]
-	tap $? "completion: p2pmap ${*:2}<TAB> -> ${want:-nothing}"
-	[ "$got" = "$want" ] || echo "# got: $got"
+expect() {	# expect "WANT" LINE
+	local got
+	got=$(complete_line "$2")
+	[ "$got" = "$1" ]
+	tap $? "completion: $2<TAB> -> ${1:-nothing}"
+	[ "$got" = "$1" ] || echo "# got: $got"
 }
-expect "list link" p2pmap li
-expect "add auto" p2pmap link a
-expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" p2pmap link add ""
-expect "0000:41:00.0" p2pmap link add 0000:01:00.0 0000:4
-expect "" p2pmap link add 0000:01:00.0 0000:41:00.0 ""
-expect "--both --bars" p2pmap link add 0000:01:00.0 0000:41:00.0 --
-expect "0000:81:00.0" p2pmap link del 0000:8
-expect "--numa --driver --dry-run" p2pmap link auto --
-expect "--vllm-cache" p2pmap verify --v
-expect "save show check" p2pmap config ""
-expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" p2pmap --no-check faults reset ""
-expect "--no-check" p2pmap --no
+expect "list link" "p2pmap li"
+expect "add auto" "p2pmap link a"
+expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" "p2pmap link add "
+expect "0000:01:00.0" "p2pmap link add 0000:0"
+expect "0000:41:00.0" "p2pmap link add 0000:01:00.0 0000:4"
+expect "0000:41:00.0" "p2pmap link add 0000:01:00.0 0000:41:0"
+expect "" "p2pmap link add 0000:01:00.0 0000:41:00.0 "
+expect "--both --bars" "p2pmap link add 0000:01:00.0 0000:41:00.0 --"
+expect "0000:81:00.0" "p2pmap link del 0000:8"
+LINKS_DIR=$tmp/links expect "0000:01:00.0 0000:41:00.0" "p2pmap link del "
+LINKS_DIR=$tmp/links expect "0000:41:00.0 0000:81:00.0" "p2pmap link del 0000:01:00.0 "
+LINKS_DIR=$tmp/links expect "0000:81:00.0" "p2pmap link del 0000:01:00.0 0000:8"
+expect "--numa --driver --dry-run" "p2pmap link auto --"
+expect "--vllm-cache" "p2pmap verify --v"
+expect "save show check" "p2pmap config "
+expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" "p2pmap --no-check faults reset "
+expect "--no-check" "p2pmap --no"
+complete_words() { complete_line "$*"; }
 got=$(complete_words p2pmap "")
 missing=
 for c in $cmds; do
@@ -115,5 +143,28 @@ tap $? "completion offers every subcommand of main.c${missing:+ (missing:$missin
 bash --norc --noprofile -c 'source "$1" && complete -p p2pmap' _ \
 	"$top/completion/p2pmap.bash" >/dev/null
 tap $? "completion registers itself for p2pmap"
+
+# Once as a user types it, in a terminal (tmux): TAB after "0000:4".
+if command -v tmux >/dev/null; then
+	sock=p2pmap-man-$$
+	tmux -L "$sock" -f /dev/null new-session -d -x 150 -y 10 \
+		"env -i HOME=/nonexistent HISTFILE= TERM=xterm PS1='$ ' P2PMAP_COMPLETION_PCI_DIR=$tmp/pci bash --norc --noprofile"
+	tmux -L "$sock" send-keys "source $top/completion/p2pmap.bash" Enter
+	tmux -L "$sock" send-keys "p2pmap link add 0000:0" Tab
+	tmux -L "$sock" send-keys "0000:4" Tab
+	got=
+	for i in $(seq 50); do
+		got=$(tmux -L "$sock" capture-pane -p | grep '^\$ p2pmap link add' | tail -1)
+		[[ $got == *" 0000:41:00.0" ]] && break
+		sleep 0.1
+	done
+	tmux -L "$sock" kill-server 2>/dev/null
+	# (capture-pane drops the space each completion appended)
+	[[ $got == "\$ p2pmap link add 0000:01:00.0 0000:41:00.0" ]]
+	tap $? "completion in a terminal: both addresses complete as typed"
+	[[ $got == "\$ p2pmap link add 0000:01:00.0 0000:41:00.0" ]] || echo "# screen: $got"
+else
+	tap_skip "completion in a terminal" "no tmux"
+fi
 
 tap_done
