@@ -79,7 +79,7 @@ _p2pmap()
 	COMPREPLY=()
 	if [ -z "$cmd" ]; then
 		case $cur in
-		-*) opts='--no-check --version --help' ;;
+		-*) opts='-j --json --no-check --version --help' ;;
 		*) opts=$cmds ;;
 		esac
 		_p2pmap_reply "$opts" "$cur"
@@ -101,8 +101,10 @@ _p2pmap()
 	list) opts='--all --json' ;;
 	link)
 		case $sub in
-		'') opts='add del auto' ;;
-		add|del)
+		'') opts='add del delete show list auto' ;;
+		show|list) opts='--json' ;;
+		add|del|delete)
+			[ "$sub" = delete ] && sub=del
 			if [[ $cur == -* ]]; then
 				opts='--both'
 				[ "$sub" = add ] && opts='--both --bars'
@@ -122,7 +124,8 @@ _p2pmap()
 		*) opts='--watch --json' ;;
 		esac ;;
 	monitor) opts='--json --count --timeout' ;;
-	check|help) ;;
+	check) ;;
+	help) [ -z "$sub" ] && opts=$cmds ;;
 	policy)
 		case $sub in
 		'') opts='show set --json' ;;

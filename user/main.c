@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* p2pmap: identity IOMMU mappings of peer PCI BARs - command line tool. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -20,9 +21,10 @@ static const struct {
 	const char *help;
 } subcommands[] = {
 	{ "list", cmd_list, "[--all] [--json]  PCI devices, marked when p2pmap tracks them" },
-	{ "link", cmd_link, "add A B [--both] [--bars MASK] | del A B [--both]\n"
+	{ "link", cmd_link, "add A B [--both] [--bars MASK] | del|delete A B [--both]\n"
 		  "           link auto [--numa N] [--driver D] [--dry-run]  link every admitted\n"
-		  "           device to every other, both directions" },
+		  "           device to every other, both directions\n"
+		  "           link show|list [--json]  the same as status" },
 	{ "status", cmd_status, "[--json]  links, identity ranges, P2P matrix, verdict" },
 	{ "faults", cmd_faults, "[--watch [SECONDS]] [--json]  IOMMU fault counters\n"
 		  "           faults reset [ADDR]  zero them (all devices without ADDR)" },
@@ -33,19 +35,23 @@ static const struct {
 		  "           policy set [--drivers LIST] [--vendors LIST] [--classes LIST]\n"
 		  "           [--numa LIST]  replace those lists (\"\" clears a filter)" },
 	{ "config", cmd_config, "save [--file PATH]  write the live policy and links for modprobe\n"
-		  "           config show [--file PATH]  print that file (default " CONFIG_DEFAULT_PATH ")" },
-	{ "verify", cmd_verify, "[--devices 0,1,..] [--size BYTES] [--vllm-cache] [--json]\n"
-		  "           copy over each CUDA peer direction, check data and fault counters;\n"
+		  "           config show [--file PATH]  print that file (default " CONFIG_DEFAULT_PATH ")\n"
+		  "           config check [--file PATH | PATH]  read it as the module will at boot" },
+	{ "verify", cmd_verify, "[--devices 0,1,..] [--size BYTES] [--timeout SECONDS]\n"
+		  "           [--vllm-cache] [--sglang-cache] [--json]  write and read over each\n"
+		  "           CUDA peer direction, check data and fault counters;\n"
 		  "           exit 3: no CUDA driver or fewer than two CUDA devices" },
 	{ "metrics", cmd_metrics, "[--output FILE]  Prometheus text format (node_exporter textfile)" },
-	{ "help", cmd_help, "this text" },
+	{ "help", cmd_help, "[COMMAND]  this text, or that command's" },
 };
+
+#define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
 static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "Usage: p2pmap [--no-check] <command> [<args>]\n\n");
+	fprintf(f, "Usage: p2pmap [-j|--json] <command> [<args>]\n\n");
 	fprintf(f, "Commands:\n");
 	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-8s %s\n", subcommands[i].name,
@@ -56,28 +62,92 @@ static void usage(FILE *f)
 		   "classes as 2, 4 or 6 hex digits (a class code prefix), NUMA nodes in decimal.\n"
 		   "Counts shown as >=N are lower bounds (VT-d rate-limits its fault log).\n"
 		   "--json output is described in JSON.md.\n\n"
+		   "Every option takes its value as --opt VALUE or --opt=VALUE.\n\n"
 		   "Exit status: 0 ok, 1 runtime or kernel error or failed check, 2 usage.\n\n"
 		   "Options:\n"
+		   "  -j, --json  JSON output (as the command's own --json)\n"
 		   "  --version   print the version\n"
-		   "  --no-check  send addresses and masks to the kernel unchecked (for tests)\n");
+		   "  -h, --help  this text; \"p2pmap help COMMAND\" or \"p2pmap COMMAND --help\"\n"
+		   "              for one command\n");
+}
+
+static int find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_SUBCOMMANDS; i++)
+		if (!strcmp(name, subcommands[i].name))
+			return (int)i;
+	return -1;
+}
+
+static void command_usage(FILE *f, int i)
+{
+	fprintf(f, "Usage: p2pmap %s %s\n", subcommands[i].name,
+		subcommands[i].help);
 }
 
 static int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	usage(stdout);
+	int i;
+
+	if (argc < 2) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	i = find_command(argv[1]);
+	if (argc > 2 || i < 0) {
+		fprintf(stderr, "p2pmap: help: no command \"%s\" (try \"p2pmap help\")\n",
+			argv[argc > 2 ? 2 : 1]);
+		return EXIT_USAGE;
+	}
+	command_usage(stdout, i);
 	return EXIT_OK;
+}
+
+/*
+ * One grammar for every command: "--opt=value" is "--opt" "value", a
+ * leading -j/--json goes to the command, and -h/--help anywhere in its
+ * arguments prints its usage.  Returns a new argv (argc in *@argc), or
+ * NULL when out of memory.
+ */
+static char **normalise(int *argc, char **argv, bool json)
+{
+	char **out = calloc(2 * (size_t)*argc + 2, sizeof(*out));
+	int i, n = 0;
+	char *eq;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < *argc; i++) {
+		eq = i && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
+		if (eq) {
+			*eq = '\0';
+			out[n++] = argv[i];
+			out[n++] = eq + 1;
+		} else {
+			out[n++] = argv[i];
+		}
+	}
+	if (json)
+		out[n++] = "--json";
+	out[n] = NULL;
+	*argc = n;
+	return out;
 }
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	bool json = false;
+	char **args;
+	int i, j;
 
 	argc--;
 	argv++;
 	while (argc && argv[0][0] == '-') {
-		if (!strcmp(argv[0], "--no-check")) {
+		if (!strcmp(argv[0], "-j") || !strcmp(argv[0], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[0], "--no-check")) {
 			opt_no_check = true;
 		} else if (!strcmp(argv[0], "--version")) {
 			printf("p2pmap %s\n", P2PMAP_VERSION);
@@ -98,11 +168,24 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 
-	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		if (!strcmp(argv[0], subcommands[i].name))
-			return subcommands[i].fn(argc, argv);
-
-	fprintf(stderr, "p2pmap: unknown command \"%s\" (try \"p2pmap help\")\n",
-		argv[0]);
-	return EXIT_USAGE;
+	i = find_command(argv[0]);
+	if (i < 0) {
+		fprintf(stderr, "p2pmap: unknown command \"%s\" (try \"p2pmap help\")\n",
+			argv[0]);
+		return EXIT_USAGE;
+	}
+	for (j = 1; j < argc; j++) {
+		if (!strcmp(argv[j], "-h") || !strcmp(argv[j], "--help")) {
+			command_usage(stdout, i);
+			return EXIT_OK;
+		}
+	}
+	args = normalise(&argc, argv, json);
+	if (!args) {
+		fprintf(stderr, "p2pmap: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	j = subcommands[i].fn(argc, args);
+	free(args);
+	return j;
 }

@@ -117,6 +117,10 @@ expect() {	# expect "WANT" LINE
 }
 expect "list link" "p2pmap li"
 expect "add auto" "p2pmap link a"
+expect "del delete" "p2pmap link de"
+expect "list link" "p2pmap help li"
+expect "-j --json --no-check --version --help" "p2pmap -"
+expect "0000:41:00.0" "p2pmap link delete 0000:01:00.0 0000:4"
 expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" "p2pmap link add "
 expect "0000:01:00.0" "p2pmap link add 0000:0"
 expect "0000:41:00.0" "p2pmap link add 0000:01:00.0 0000:4"

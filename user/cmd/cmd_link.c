@@ -17,7 +17,7 @@
 #include "pciaddr.h"
 #include "snapshot.h"
 
-#define LINK_USAGE "usage: p2pmap link {add|del} A B [--both] [--bars MASK]"
+#define LINK_USAGE "usage: p2pmap link {add|del|delete} A B [--both] [--bars MASK] | link {show|list} [--json]"
 #define AUTO_USAGE "usage: p2pmap link auto [--numa N] [--driver D] [--dry-run]"
 
 /*
@@ -340,6 +340,11 @@ int cmd_link(int argc, char **argv)
 		pnl_close(&nl);
 		return ret;
 	}
+	/* iproute2's habits: "link show" / "link list" are the status. */
+	if (argc >= 2 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "list")))
+		return cmd_status(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "delete"))
+		argv[1] = "del";
 	if (argc < 2 || (strcmp(argv[1], "add") && strcmp(argv[1], "del"))) {
 		fprintf(stderr, "p2pmap: %s\n", LINK_USAGE);
 		fprintf(stderr, "p2pmap: %s\n", AUTO_USAGE);
