@@ -6,6 +6,8 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "module_hint.h"
+#include "nl.h"
 
 #ifndef P2PMAP_VERSION
 #define P2PMAP_VERSION "unknown"
@@ -142,6 +144,7 @@ int main(int argc, char **argv)
 	char **args;
 	int i, j;
 
+	pnl_not_loaded_hint = module_hint;
 	argc--;
 	argv++;
 	while (argc && argv[0][0] == '-') {

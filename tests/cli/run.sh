@@ -80,4 +80,18 @@ else
 	tap_skip "link show is status" "p2pmap is loaded on this machine"
 fi
 
+# Not loaded: installed or not, and the command that fixes it.
+if [ ! -d /sys/module/p2pmap ]; then
+	mkdir -p "$tmp/mods" "$tmp/nomods"
+	echo "updates/dkms/p2pmap.ko.xz:" >"$tmp/mods/modules.dep"
+	echo "kernel/drivers/foo.ko:" >"$tmp/nomods/modules.dep"
+	P2PMAP_MODULES_DIR=$tmp/mods run nl1 info
+	P2PMAP_MODULES_DIR=$tmp/nomods run nl2 info
+	[ "$(rc nl1)" = 1 ] && grep -q 'it is installed for kernel .*"modprobe p2pmap"' "$tmp/nl1.err" &&
+		grep -q "it is not installed for kernel .*dkms install p2pmap/$(cat "$top/VERSION") -k" "$tmp/nl2.err"
+	tap $? "module not loaded: says whether it is installed, and the command that fixes it"
+else
+	tap_skip "module not loaded: installed or not" "p2pmap is loaded on this machine"
+fi
+
 tap_done

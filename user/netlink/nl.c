@@ -64,13 +64,22 @@ fail:
 	return -EIO;
 }
 
+void (*pnl_not_loaded_hint)(char *buf, size_t len);
+
 int pnl_open_required(struct p2pmap_nl *nl)
 {
 	int err = pnl_open(nl);
 
-	if (err == -ENOENT)
+	char hint[512];
+
+	if (err == -ENOENT) {
 		fprintf(stderr, "p2pmap: kernel module not loaded (generic netlink family \"%s\" not found)\n",
 			P2PMAP_GENL_NAME);
+		if (pnl_not_loaded_hint) {
+			pnl_not_loaded_hint(hint, sizeof(hint));
+			fprintf(stderr, "p2pmap: it is %s\n", hint);
+		}
+	}
 	return err;
 }
 

@@ -41,6 +41,12 @@ typedef void (*pnl_reset_fn)(void *arg);
 int pnl_open(struct p2pmap_nl *nl);
 /* As pnl_open(), but prints the "module not loaded" error too. */
 int pnl_open_required(struct p2pmap_nl *nl);
+/*
+ * Set by the CLI (host/module_hint.c): what to do when the module is not
+ * loaded, printed after that error.  The test tools built from this code
+ * leave it NULL.
+ */
+extern void (*pnl_not_loaded_hint)(char *buf, size_t len);
 void pnl_close(struct p2pmap_nl *nl);
 
 /*
