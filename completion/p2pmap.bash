@@ -101,8 +101,9 @@ _p2pmap()
 	list) opts='--all --json' ;;
 	link)
 		case $sub in
-		'') opts='add del delete show list auto' ;;
+		'') opts='add del delete show list flush auto' ;;
 		show|list) opts='--json' ;;
+		flush) opts='--dry-run' ;;
 		add|del|delete)
 			[ "$sub" = delete ] && sub=del
 			if [[ $cur == -* ]]; then
@@ -134,8 +135,10 @@ _p2pmap()
 		esac ;;
 	config)
 		case $sub in
-		'') opts='save show check' ;;
-		save|show|check) opts='--file' ;;
+		'') opts='save show check apply' ;;
+		save) opts='--file --dry-run --force' ;;
+		show|check) opts='--file' ;;
+		apply) opts='--file --dry-run' ;;
 		esac ;;
 	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --json' ;;
 	metrics) opts='--output' ;;

@@ -26,7 +26,8 @@ static const struct {
 	{ "link", cmd_link, "add A B [--both] [--bars MASK] | del|delete A B [--both]\n"
 		  "           link auto [--numa N] [--driver D] [--dry-run]  link every admitted\n"
 		  "           device to every other, both directions\n"
-		  "           link show|list [--json]  the same as status" },
+		  "           link show|list [--json]  the same as status\n"
+		  "           link flush [--dry-run]  remove every link" },
 	{ "status", cmd_status, "[--json]  links, identity ranges, P2P matrix, verdict" },
 	{ "faults", cmd_faults, "[--watch [SECONDS]] [--json]  IOMMU fault counters\n"
 		  "           faults reset [ADDR]  zero them (all devices without ADDR)" },
@@ -36,9 +37,11 @@ static const struct {
 	{ "policy", cmd_policy, "[show] [--json]  the admission policy\n"
 		  "           policy set [--drivers LIST] [--vendors LIST] [--classes LIST]\n"
 		  "           [--numa LIST]  replace those lists (\"\" clears a filter)" },
-	{ "config", cmd_config, "save [--file PATH]  write the live policy and links for modprobe\n"
+	{ "config", cmd_config, "save [--file PATH] [--dry-run] [--force]  write the live policy and\n"
+		  "           links for modprobe (keeps other lines; refuses to drop every link)\n"
 		  "           config show [--file PATH]  print that file (default " CONFIG_DEFAULT_PATH ")\n"
-		  "           config check [--file PATH | PATH]  read it as the module will at boot" },
+		  "           config check [--file PATH | PATH]  read it as the module will at boot\n"
+		  "           config apply [--file PATH] [--dry-run]  add its links to the module now" },
 	{ "verify", cmd_verify, "[--devices 0,1,..] [--size BYTES] [--timeout SECONDS]\n"
 		  "           [--vllm-cache] [--sglang-cache] [--json]  write and read over each\n"
 		  "           CUDA peer direction, check data and fault counters;\n"
@@ -68,7 +71,7 @@ static void usage(FILE *f)
 		   "Exit status: 0 ok, 1 runtime or kernel error or failed check, 2 usage.\n\n"
 		   "Options:\n"
 		   "  -j, --json  JSON output (as the command's own --json)\n"
-		   "  --version   print the version\n"
+		   "  --version   the CLI's version and the loaded module's\n"
 		   "  -h, --help  this text; \"p2pmap help COMMAND\" or \"p2pmap COMMAND --help\"\n"
 		   "              for one command\n");
 }
@@ -153,8 +156,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[0], "--no-check")) {
 			opt_no_check = true;
 		} else if (!strcmp(argv[0], "--version")) {
-			printf("p2pmap %s\n", P2PMAP_VERSION);
-			return EXIT_OK;
+			return cmd_version(P2PMAP_VERSION);
 		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
 			usage(stdout);
 			return EXIT_OK;

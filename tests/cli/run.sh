@@ -68,6 +68,12 @@ run cf config check --file="$tmp/p.conf"
 [ "$(rc cf)" = 0 ] && grep -q "ok (1 link)" "$tmp/cf.out"
 tap $? "--file=PATH"
 
+run lf link flush --bogus
+[ "$(rc lf)" = 2 ] && grep -q "usage: p2pmap link flush" "$tmp/lf.err"
+tap $? "link flush: a bad argument is a usage error"
+run ca config apply --file "$tmp/missing.conf"
+[ "$(rc ca)" = 1 ] && grep -q "missing.conf: No such file" "$tmp/ca.err"
+tap $? "config apply: a missing file is said (exit 1)"
 run ld link delete
 [ "$(rc ld)" = 2 ] && grep -q "need two addresses" "$tmp/ld.err"
 tap $? "link delete is link del"
@@ -78,6 +84,15 @@ if [ ! -d /sys/module/p2pmap ]; then
 	tap $? "link show is status (here: both say the module is not loaded)"
 else
 	tap_skip "link show is status" "p2pmap is loaded on this machine"
+fi
+
+if [ ! -d /sys/module/p2pmap ]; then
+	run v --version
+	[ "$(rc v)" = 0 ] && [ "$(cat "$tmp/v.out")" = "p2pmap $(cat "$top/VERSION")
+module: not loaded" ]
+	tap $? "--version: the CLI's, and the module's state"
+else
+	tap_skip "--version without the module" "p2pmap is loaded on this machine"
 fi
 
 # Not loaded: installed or not, and the command that fixes it.

@@ -16,7 +16,9 @@ devf() { cat "$SYS/devices/$1/$2"; }
 linkf() { cat "$SYS/links/$1-$2/$3"; }
 
 # --- /sys/kernel/p2pmap
-expect "sysfs: version" "$(cat $SYS/version)" "$(p2pmap --version | awk '{print $NF}')"
+expect "sysfs: version" "$(cat $SYS/version)" "$(p2pmap --version | awk 'NR == 1 {print $NF}')"
+expect "--version: the loaded module's too" "$(p2pmap --version | sed -n 2p)" \
+	"module $(cat $SYS/version) (loaded)"
 check "sysfs: the tracepoint source is armed" \
 	sh -c "grep -qw tracepoint $SYS/fault_sources"
 expect "sysfs: link state" "$(linkf $A $B state)" mapped

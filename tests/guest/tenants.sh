@@ -126,8 +126,64 @@ sed -i "s/links=/links=$A>0000:09:00.0,/" /tmp/p2pmap.conf
 # One typo, and A->B in the forms users copy: lspci's short one, and
 # nvidia-smi's 8-digit domain.  The typo must not cost the other links.
 sed -i "s/links=/links=zz>$A,/; s/$A>$B/${A#0000:}>0000$B/" /tmp/p2pmap.conf
+# config save into a file with other lines: keeps what it does not own,
+# keeps the previous file, shows a --dry-run, never follows a symbolic link.
+printf '# mine\noptions nvidia NVreg_DmaRemapPeerMmio=1\noptions p2pmap dmar_log=N links=zz\n' >/tmp/own.conf
+cp /tmp/own.conf /tmp/own.orig
+p2pmap config save --file /tmp/own.conf >/tmp/save.out 2>&1
+sed 's/^/# own: /' /tmp/own.conf
+check "config save keeps the lines it does not own (and drops its own links=)" sh -c \
+	"grep -qx '# mine' /tmp/own.conf && grep -qx 'options nvidia NVreg_DmaRemapPeerMmio=1' /tmp/own.conf &&
+	 grep -qx 'options p2pmap dmar_log=N' /tmp/own.conf && ! grep -q 'links=zz' /tmp/own.conf &&
+	 grep -q '^options p2pmap drivers=p2ptest .*links=.*$A>$B' /tmp/own.conf"
+check "... keeps the previous file as .bak, and says so" sh -c \
+	"cmp -s /tmp/own.orig /tmp/own.conf.bak && grep -q 'previous file is /tmp/own.conf.bak' /tmp/save.out"
+cp /tmp/own.conf /tmp/own.saved
+p2pmap config save --file /tmp/own.conf --dry-run >/tmp/dry.out 2>&1
+sed 's/^/# dry-run: /' /tmp/dry.out
+check "--dry-run shows the change and writes nothing" sh -c \
+	"cmp -s /tmp/own.conf /tmp/own.saved && grep -q '^[-+] # Written by' /tmp/dry.out &&
+	 grep -q 'nothing written (--dry-run)' /tmp/dry.out"
+ln -sf /tmp/own.conf /tmp/link.conf
+p2pmap config save --file /tmp/link.conf >/tmp/link.out 2>&1
+rc=$?
+check "config save refuses a symbolic link (exit 1), the link stays a link" sh -c \
+	"[ $rc = 1 ] && test -L /tmp/link.conf && grep -q 'is a symbolic link' /tmp/link.out &&
+	 cmp -s /tmp/own.conf /tmp/own.saved"
 rmmod p2pmap
 rmmod p2ptest
+# A module with no links must not silently empty a file that has some.
+cp /tmp/p2pmap.conf /tmp/keep.conf
+insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+p2pmap config save --file /tmp/p2pmap.conf >/tmp/zero.out 2>&1
+rc=$?
+check "config save refuses to replace a file that has links with one that has none (exit 2)" sh -c \
+	"[ $rc = 2 ] && cmp -s /tmp/p2pmap.conf /tmp/keep.conf && grep -q 'would drop them' /tmp/zero.out"
+check "... --force saves it anyway" sh -c \
+	"p2pmap config save --file /tmp/p2pmap.conf --force >/dev/null && ! grep -q links= /tmp/p2pmap.conf"
+# config apply: the saved links into the running module, no reboot.
+nlinks() { p2pmap status | awk '$2 == "->"' | wc -l; }
+p2pmap config apply --file /tmp/keep.conf --dry-run >/tmp/apply.out 2>&1
+check "config apply --dry-run adds nothing" sh -c \
+	"[ $(nlinks) = 0 ] && grep -q '^would add ' /tmp/apply.out"
+p2pmap config apply --file /tmp/keep.conf >/tmp/apply.out 2>&1
+rc=$?
+sed 's/^/# apply: /' /tmp/apply.out
+n=$(grep -c '^added ' /tmp/apply.out)
+check "config apply adds the saved links ($n), names the typo it skips (exit 1)" sh -c \
+	"[ $rc = 1 ] && [ $n -ge 12 ] && [ $(nlinks) = $n ] &&
+	 grep -q 'links: \"zz>$A\" skipped' /tmp/apply.out"
+p2pmap config apply --file /tmp/keep.conf >/tmp/apply2.out 2>&1
+check "config apply again: every link already there" \
+	grep -q ": 0 links added, $n already there" /tmp/apply2.out
+p2pmap link flush --dry-run >/tmp/flush.out
+check "link flush --dry-run lists them and removes nothing" sh -c \
+	"[ \$(grep -c '^would remove ' /tmp/flush.out) = $n ] && [ $(nlinks) = $n ]"
+p2pmap link flush >/tmp/flush.out
+check "link flush removes every link" sh -c \
+	"grep -q '^link flush: $n links removed' /tmp/flush.out && [ \$(p2pmap status | awk '\$2 == \"->\"' | wc -l) = 0 ]"
+rmmod p2pmap
+cp /tmp/keep.conf /tmp/p2pmap.conf
 kv=$(uname -r)
 mkdir -p /lib/modules/$kv/extra /etc/modprobe.d
 cp /modules/p2pmap/p2pmap.ko /modules/p2ptest/p2ptest.ko /lib/modules/$kv/extra/

@@ -133,7 +133,7 @@ LINKS_DIR=$tmp/links expect "0000:41:00.0 0000:81:00.0" "p2pmap link del 0000:01
 LINKS_DIR=$tmp/links expect "0000:81:00.0" "p2pmap link del 0000:01:00.0 0000:8"
 expect "--numa --driver --dry-run" "p2pmap link auto --"
 expect "--vllm-cache" "p2pmap verify --v"
-expect "save show check" "p2pmap config "
+expect "save show check apply" "p2pmap config "
 expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" "p2pmap --no-check faults reset "
 expect "--no-check" "p2pmap --no"
 complete_words() { complete_line "$*"; }

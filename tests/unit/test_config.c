@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_merge.h"
 #include "tap.h"
 
 #define WHEN "2023-11-14T22:13:20+00:00"
@@ -113,9 +114,48 @@ static void test_write(void)
 	rmdir(dir);
 }
 
+static void merge_check(const char *old, const char *want, const char *desc)
+{
+	char *got = config_merge(old, "BLOCK\n");
+
+	if (!tap_ok(got && !strcmp(got, want), "%s", desc))
+		printf("# got:\n%s# want:\n%s", got, want);
+	free(got);
+}
+
+static void test_merge(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	merge_check(NULL, "BLOCK\n", "merge: no file: the block");
+	merge_check("# mine\noptions nvidia NVreg_DmaRemapPeerMmio=1\n",
+		    "# mine\noptions nvidia NVreg_DmaRemapPeerMmio=1\nBLOCK\n",
+		    "merge: other lines kept, the block appended");
+	merge_check(HEAD "softdep nvidia pre: p2pmap\n"
+		    "options p2pmap drivers=nvidia links=0000:01:00.0>0000:41:00.0\n"
+		    "# mine\n",
+		    "BLOCK\n# mine\n",
+		    "merge: its own lines replaced where they were");
+	merge_check("options p2pmap dmar_log=N drivers=nvidia \\\n\tlinks=0000:01:00.0>0000:41:00.0 reserve=none\n"
+		    "softdep nvidia pre: p2pmap nvidia-uvm\n",
+		    "BLOCK\noptions p2pmap dmar_log=N reserve=none\n"
+		    "softdep nvidia pre: p2pmap nvidia-uvm\n",
+		    "merge: other parameters of its options line kept (continued line), a softdep with more kept");
+	merge_check("# no newline at the end", "# no newline at the end\nBLOCK\n",
+		    "merge: a last line without a newline");
+	f = open_memstream(&buf, &len);
+	tap_ok(config_diff(f, "a\nb\n", "a\nc\n") == 2, "diff: one line each way");
+	fclose(f);
+	tap_ok(!strcmp(buf, "- b\n+ c\n"), "diff: - then +");
+	free(buf);
+}
+
 int main(void)
 {
 	test_render();
 	test_write();
+	test_merge();
 	return tap_done();
 }

@@ -25,6 +25,11 @@ int cmd_verify(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+/* "link flush", "config apply": in files of their own. */
+int link_flush(int argc, char **argv);
+/* --version: the CLI's @cli version and the loaded module's. */
+int cmd_version(const char *cli);
+int config_apply(const char *path, bool dry_run);
 
 /* Let SIGINT and SIGTERM end a --watch or monitor loop cleanly (exit 0). */
 void cmd_catch_signals(void);

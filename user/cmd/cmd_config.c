@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* p2pmap config save|show|check [--file PATH]: the modprobe.d file. */
+/*
+ * p2pmap config save [--file PATH] [--dry-run] [--force] | show | check:
+ * the modprobe.d file.
+ */
 #include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +14,13 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "config_merge.h"
 #include "format.h"
 #include "link.h"
 #include "modprobe_check.h"
 #include "policy.h"
 
-#define CONFIG_USAGE "usage: p2pmap config {save|show} [--file PATH] | config check [--file PATH | PATH]"
+#define CONFIG_USAGE "usage: p2pmap config save [--file PATH] [--dry-run] [--force] | config show [--file PATH] | config check [--file PATH | PATH] | config apply [--file PATH] [--dry-run]"
 
 static int cmp_link(const void *a, const void *b)
 {
@@ -23,7 +30,7 @@ static int cmp_link(const void *a, const void *b)
 	return c ? c : strcmp(x->target, y->target);
 }
 
-/* The rendered file, read as config check reads one; 0 when clean. */
+/* The file to write, read as config check reads one: its problems said. */
 static int check_text(const char *path, char *text, size_t len)
 {
 	struct modprobe_check res;
@@ -33,18 +40,86 @@ static int check_text(const char *path, char *text, size_t len)
 	if (!f)
 		return 0;
 	rc = modprobe_check(f, path, stderr, &res);
+	modprobe_check_free(&res);
 	fclose(f);
-	if (rc || res.problems) {
-		fprintf(stderr, "p2pmap: config save: the file would not load as saved: not written\n");
-		return -1;
-	}
+	if (!rc && res.problems)
+		fprintf(stderr, "p2pmap: config save: the module will skip what is named above at its next load (lines config save does not own are kept as they are)\n");
 	return 0;
 }
 
-static int config_save(const char *path)
+/*
+ * The file as it is: NULL text when there is none.  Refuses a symbolic
+ * link (replacing it would replace the link, not its target, and
+ * following it could write anywhere: --file /dev/stdout) and anything
+ * that is not a regular file.
+ */
+static int read_old(const char *path, char **text, unsigned int *links)
+{
+	struct modprobe_check res;
+	struct stat st;
+	char target[PATH_MAX];
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f, *null;
+
+	*text = NULL;
+	*links = 0;
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "p2pmap: config save: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		n = readlink(path, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = '\0';
+		fprintf(stderr, "p2pmap: config save: %s is a symbolic link (to %s): not replaced; give the file itself with --file\n",
+			path, target);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "p2pmap: config save: %s is not a regular file: not replaced\n",
+			path);
+		return -1;
+	}
+	f = fopen(path, "r");
+	if (!f || getdelim(text, &cap, '\0', f) < 0) {
+		if (f && !ferror(f)) {		/* empty */
+			fclose(f);
+			free(*text);
+			*text = strdup("");
+			return *text ? 0 : -1;
+		}
+		fprintf(stderr, "p2pmap: config save: %s: %s\n", path,
+			strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	rewind(f);
+	null = fopen("/dev/null", "w");
+	if (null && !modprobe_check(f, path, null, &res)) {
+		*links = res.links;
+		modprobe_check_free(&res);
+	}
+	if (null)
+		fclose(null);
+	fclose(f);
+	return 0;
+}
+
+struct save_opts {
+	const char *path;
+	bool dry_run, force;
+};
+
+static int config_save(const struct save_opts *o)
 {
 	struct p2pmap_link_list links = { 0 };
-	char when[FORMAT_TIME_LEN], *text = NULL;
+	char when[FORMAT_TIME_LEN], *block = NULL, *old = NULL, *text = NULL;
+	char bak[PATH_MAX];
+	unsigned int old_links;
 	struct p2pmap_policy p;
 	struct p2pmap_nl nl;
 	struct timespec now;
@@ -52,8 +127,12 @@ static int config_save(const char *path)
 	int ret = EXIT_RUNTIME, err;
 	FILE *f;
 
-	if (pnl_open_required(&nl))
+	if (read_old(o->path, &old, &old_links))
 		return EXIT_RUNTIME;
+	if (pnl_open_required(&nl)) {
+		free(old);
+		return EXIT_RUNTIME;
+	}
 	if (policy_get(&nl, &p)) {
 		pnl_perror(&nl.error, "policy get");
 		goto out;
@@ -68,30 +147,60 @@ static int config_save(const char *path)
 	format_time(when, sizeof(when),
 		    (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec);
 
-	f = open_memstream(&text, &len);
+	f = open_memstream(&block, &len);
 	if (!f) {
 		fprintf(stderr, "p2pmap: config save: %s\n", strerror(errno));
 		goto out;
 	}
 	config_render(f, &p, links.links, links.n, when);
-	if (fclose(f)) {
-		fprintf(stderr, "p2pmap: config save: %s\n", strerror(errno));
+	if (fclose(f) || !(text = config_merge(old, block))) {
+		fprintf(stderr, "p2pmap: config save: out of memory\n");
 		goto out;
 	}
 	/* What the module will make of it: the same reader as config check. */
-	if (check_text(path, text, len))
+	check_text(o->path, text, strlen(text));
+	/* Boot with no link at all, on a host that had some: only if meant. */
+	if (old_links && !links.n && !o->force) {
+		fprintf(stderr, "p2pmap: config save: %s has %u link%s and the module has none: saving would drop them at the next boot (--force to save anyway)\n",
+			o->path, old_links, old_links == 1 ? "" : "s");
+		ret = EXIT_USAGE;
 		goto out;
-	err = config_write(path, text, len);
+	}
+	if (o->dry_run) {
+		if (!config_diff(stdout, old, text))
+			printf("config save: %s would not change\n", o->path);
+		else
+			printf("config save: would write %s (%zu link%s); nothing written (--dry-run)\n",
+			       o->path, links.n, links.n == 1 ? "" : "s");
+		ret = EXIT_OK;
+		goto out;
+	}
+	bak[0] = '\0';
+	if (old && *old && strcmp(old, text)) {
+		snprintf(bak, sizeof(bak), "%s.bak", o->path);
+		err = config_write(bak, old, strlen(old));
+		if (err) {
+			fprintf(stderr, "p2pmap: config save: %s: %s (nothing replaced)\n",
+				bak, strerror(-err));
+			goto out;
+		}
+	}
+	err = config_write(o->path, text, strlen(text));
 	if (err) {
-		fprintf(stderr, "p2pmap: config save: %s: %s\n", path,
+		fprintf(stderr, "p2pmap: config save: %s: %s\n", o->path,
 			strerror(-err));
 		goto out;
 	}
-	printf("config save: wrote %s (%zu link%s)\n", path, links.n,
+	printf("config save: wrote %s (%zu link%s)", o->path, links.n,
 	       links.n == 1 ? "" : "s");
+	if (bak[0])
+		printf("; the previous file is %s", bak);
+	putchar('\n');
 	ret = EXIT_OK;
 out:
+	free(block);
 	free(text);
+	free(old);
 	link_list_free(&links);
 	pnl_close(&nl);
 	return ret;
@@ -137,6 +246,7 @@ static int config_check(const char *path)
 		return EXIT_RUNTIME;
 	}
 	rc = modprobe_check(f, path, stdout, &res);
+	modprobe_check_free(&res);
 	fclose(f);
 	if (rc) {
 		fprintf(stderr, "p2pmap: config check: %s: cannot be read\n",
@@ -158,12 +268,13 @@ static int config_check(const char *path)
 
 int cmd_config(int argc, char **argv)
 {
+	struct save_opts save = { 0 };
 	const char *path = CONFIG_DEFAULT_PATH;
 	bool check;
 	int i;
 
 	if (argc < 2 || (strcmp(argv[1], "save") && strcmp(argv[1], "show") &&
-			 strcmp(argv[1], "check"))) {
+			 strcmp(argv[1], "check") && strcmp(argv[1], "apply"))) {
 		fprintf(stderr, "p2pmap: %s\n", CONFIG_USAGE);
 		return EXIT_USAGE;
 	}
@@ -172,7 +283,12 @@ int cmd_config(int argc, char **argv)
 	if (check && argc == 3 && argv[2][0] != '-')
 		return config_check(argv[2]);
 	for (i = 2; i < argc; i++) {
-		if (!strncmp(argv[i], "--file=", 7) && argv[i][7]) {
+		if (strcmp(argv[1], "show") && strcmp(argv[1], "check") &&
+		    !strcmp(argv[i], "--dry-run")) {
+			save.dry_run = true;
+		} else if (!strcmp(argv[1], "save") && !strcmp(argv[i], "--force")) {
+			save.force = true;
+		} else if (!strncmp(argv[i], "--file=", 7) && argv[i][7]) {
 			path = argv[i] + 7;
 		} else if (!strcmp(argv[i], "--file")) {
 			if (i + 1 == argc || !argv[i + 1][0]) {
@@ -189,5 +305,8 @@ int cmd_config(int argc, char **argv)
 	}
 	if (check)
 		return config_check(path);
-	return !strcmp(argv[1], "save") ? config_save(path) : config_show(path);
+	if (!strcmp(argv[1], "apply"))
+		return config_apply(path, save.dry_run);
+	save.path = path;
+	return !strcmp(argv[1], "save") ? config_save(&save) : config_show(path);
 }

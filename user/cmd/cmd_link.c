@@ -17,7 +17,7 @@
 #include "pciaddr.h"
 #include "snapshot.h"
 
-#define LINK_USAGE "usage: p2pmap link {add|del|delete} A B [--both] [--bars MASK] | link {show|list} [--json]"
+#define LINK_USAGE "usage: p2pmap link {add|del|delete} A B [--both] [--bars MASK] | link {show|list} [--json] | link flush [--dry-run]"
 #define AUTO_USAGE "usage: p2pmap link auto [--numa N] [--driver D] [--dry-run]"
 
 /*
@@ -345,6 +345,8 @@ int cmd_link(int argc, char **argv)
 		return cmd_status(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "delete"))
 		argv[1] = "del";
+	if (argc >= 2 && !strcmp(argv[1], "flush"))
+		return link_flush(argc - 1, argv + 1);
 	if (argc < 2 || (strcmp(argv[1], "add") && strcmp(argv[1], "del"))) {
 		fprintf(stderr, "p2pmap: %s\n", LINK_USAGE);
 		fprintf(stderr, "p2pmap: %s\n", AUTO_USAGE);

@@ -111,11 +111,10 @@ static int parse_u32(const char *s, uint32_t *v)
 }
 
 /* One links= entry, "A>B[/MASK]": NULL when used, else why it is not. */
-static const char *link_entry(char *entry, char a[P2PMAP_ADDR_LEN],
-			      char b[P2PMAP_ADDR_LEN])
+static const char *link_entry(char *entry, struct modprobe_link *l)
 {
 	char *target = strchr(entry, '>'), *mask_s;
-	uint32_t mask;
+	uint32_t mask = BAR_MASK_ALL;
 
 	if (!target)
 		return "expected INITIATOR>TARGET[/BARMASK]";
@@ -126,19 +125,20 @@ static const char *link_entry(char *entry, char a[P2PMAP_ADDR_LEN],
 		if (parse_u32(mask_s, &mask) || !mask || mask & ~BAR_MASK_ALL)
 			return "the BAR mask is not a non-zero mask of BARs 0-5";
 	}
-	if (pciaddr_parse(trim(entry), a, NULL, 0))
+	if (pciaddr_parse(trim(entry), l->initiator, NULL, 0))
 		return "the initiator is not a PCI address [DDDD:]BB:DD.F";
-	if (pciaddr_parse(trim(target), b, NULL, 0))
+	if (pciaddr_parse(trim(target), l->target, NULL, 0))
 		return "the target is not a PCI address [DDDD:]BB:DD.F";
-	if (!strcmp(a, b))
+	if (!strcmp(l->initiator, l->target))
 		return "initiator and target are the same device";
+	l->has_mask = mask_s != NULL;
+	l->mask = mask;
 	return NULL;
 }
 
 static void check_links(struct state *st)
 {
-	char (*seen)[2][P2PMAP_ADDR_LEN] = calloc(st->nlinks + 1,
-						   sizeof(*seen));
+	struct modprobe_link *seen = calloc(st->nlinks + 1, sizeof(*seen));
 	unsigned int i, k, used = 0;
 	char given[65], *e;
 	const char *why;
@@ -146,26 +146,32 @@ static void check_links(struct state *st)
 	for (i = 0; i < st->nlinks; i++) {
 		e = trim(st->links[i].text);
 		snprintf(given, sizeof(given), "%s", e);
-		why = seen ? link_entry(e, seen[used][0], seen[used][1]) :
-			     "out of memory";
+		why = seen ? link_entry(e, &seen[used]) : "out of memory";
 		if (why) {
 			problem(st, st->links[i].line, false,
 				"links: \"%s\" skipped: %s", given, why);
 			continue;
 		}
+		seen[used].line = st->links[i].line;
 		for (k = 0; k < used; k++)
-			if (!strcmp(seen[k][0], seen[used][0]) &&
-			    !strcmp(seen[k][1], seen[used][1]))
+			if (!strcmp(seen[k].initiator, seen[used].initiator) &&
+			    !strcmp(seen[k].target, seen[used].target))
 				break;
 		if (k < used)
 			problem(st, st->links[i].line, true,
 				"links: %s>%s given twice, ignored",
-				seen[used][0], seen[used][1]);
+				seen[used].initiator, seen[used].target);
 		else
 			used++;
 	}
 	st->res->links = used;
-	free(seen);
+	st->res->link = seen;
+}
+
+void modprobe_check_free(struct modprobe_check *res)
+{
+	free(res->link);
+	res->link = NULL;
 }
 
 /* One list item of @kind, as p2pmap_item_valid() in kmod/policy.c. */

@@ -12,14 +12,30 @@
 #ifndef P2PMAP_MODPROBE_CHECK_H
 #define P2PMAP_MODPROBE_CHECK_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include <linux/p2pmap.h>
+
+/* A links= entry the module would use. */
+struct modprobe_link {
+	char initiator[P2PMAP_ADDR_LEN], target[P2PMAP_ADDR_LEN];
+	bool has_mask;
+	uint32_t mask;
+	unsigned int line;
+};
 
 struct modprobe_check {
 	unsigned int problems;		/* the module would report these */
 	unsigned int warnings;		/* the module would say nothing */
 	unsigned int links;		/* entries of links= it would use */
 	unsigned int options_lines;	/* "options p2pmap" lines */
+	struct modprobe_link *link;	/* the @links used, in order */
 };
+
+/* Free what modprobe_check() allocated in @res. */
+void modprobe_check_free(struct modprobe_check *res);
 
 /*
  * Read @in (named @path in the messages) and print one line per problem,
