@@ -131,7 +131,7 @@ _p2pmap()
 		case $sub in
 		'') opts='show set --json' ;;
 		show) opts='--json' ;;
-		set) opts='--drivers --vendors --classes --numa --json' ;;
+		set) opts='--drivers --vendors --classes --numa --force --json' ;;
 		esac ;;
 	config)
 		case $sub in

@@ -36,7 +36,8 @@ static const struct {
 	{ "info", cmd_info, "[--json]  module version, fault sources, generation" },
 	{ "policy", cmd_policy, "[show] [--json]  the admission policy\n"
 		  "           policy set [--drivers LIST] [--vendors LIST] [--classes LIST]\n"
-		  "           [--numa LIST]  replace those lists (\"\" clears a filter)" },
+		  "           [--numa LIST] [--force]  replace those lists (\"\" clears the vendor,\n"
+		  "           class and NUMA filters; for --drivers it admits no driver: --force)" },
 	{ "config", cmd_config, "save [--file PATH] [--dry-run] [--force]  write the live policy and\n"
 		  "           links for modprobe (keeps other lines; refuses to drop every link)\n"
 		  "           config show [--file PATH]  print that file (default " CONFIG_DEFAULT_PATH ")\n"

@@ -74,6 +74,12 @@ tap $? "link flush: a bad argument is a usage error"
 run ca config apply --file "$tmp/missing.conf"
 [ "$(rc ca)" = 1 ] && grep -q "missing.conf: No such file" "$tmp/ca.err"
 tap $? "config apply: a missing file is said (exit 1)"
+run pd policy set --drivers ""
+[ "$(rc pd)" = 2 ] && grep -q 'admits no driver.*--force' "$tmp/pd.err"
+tap $? "policy set --drivers \"\" (admit no driver) is refused without --force"
+run pd2 policy set --drivers= --force
+[ "$(rc pd2)" = 1 ] && ! grep -q 'admits no driver' "$tmp/pd2.err"
+tap $? "... with --force it goes on (here: to the missing module)"
 run ld link delete
 [ "$(rc ld)" = 2 ] && grep -q "need two addresses" "$tmp/ld.err"
 tap $? "link delete is link del"

@@ -8,7 +8,7 @@
 #include "format_json.h"
 #include "policy.h"
 
-#define POLICY_USAGE "usage: p2pmap policy [show] [--json] | p2pmap policy set [--drivers LIST] [--vendors LIST] [--classes LIST] [--numa LIST] [--json]"
+#define POLICY_USAGE "usage: p2pmap policy [show] [--json] | p2pmap policy set [--drivers LIST] [--vendors LIST] [--classes LIST] [--numa LIST] [--force] [--json]"
 
 static const struct {
 	const char *opt;
@@ -90,7 +90,7 @@ int cmd_policy(int argc, char **argv)
 {
 	struct policy_req req = { 0 };
 	struct p2pmap_nl nl;
-	bool set = false, json = false;
+	bool set = false, json = false, force = false;
 	int i = 1, ret;
 
 	if (argc > 1 && !strcmp(argv[1], "show")) {
@@ -102,6 +102,10 @@ int cmd_policy(int argc, char **argv)
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
+			continue;
+		}
+		if (set && !strcmp(argv[i], "--force")) {
+			force = true;
 			continue;
 		}
 		ret = set ? parse_set_opt(argc, argv, &i, &req) : 1;
@@ -120,6 +124,15 @@ int cmd_policy(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	/*
+	 * "" empties a list.  For vendors, classes and NUMA nodes that is no
+	 * filter (any); for drivers it is an allowlist of none: every link
+	 * blocked at once, which a running server notices first.
+	 */
+	if (set && req.drivers && !req.drivers[0] && !force) {
+		fprintf(stderr, "p2pmap: policy set: --drivers \"\" admits no driver: every device leaves the policy and every link is blocked at once (\"\" means any only for --vendors, --classes and --numa); add --force to do it\n");
+		return EXIT_USAGE;
+	}
 	if (pnl_open_required(&nl))
 		return EXIT_RUNTIME;
 	if (set && policy_set(&nl, &req)) {
