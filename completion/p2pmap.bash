@@ -52,7 +52,7 @@ _p2pmap()
 {
 	local line=${COMP_LINE:0:COMP_POINT} words cword cur prev
 	local cmd='' sub='' first='' i nargs=0 w opts=''
-	local cmds='list link status faults monitor check info policy config verify metrics help'
+	local cmds='list link status faults monitor check info policy config verify nccl-check metrics help'
 
 	read -ra words <<<"$line"
 	[[ -z $line || $line == *[[:space:]] ]] && words+=("")
@@ -92,7 +92,7 @@ _p2pmap()
 	--driver)
 		_p2pmap_reply "$(ls /sys/bus/pci/drivers 2>/dev/null)" "$cur"
 		return 0 ;;
-	--file|--output) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+	--file|--output|--verify) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
 	--numa|--count|--timeout|--devices|--size|--drivers|--vendors|--classes)
 		return 0 ;;
 	esac
@@ -142,6 +142,9 @@ _p2pmap()
 		esac ;;
 	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --json' ;;
 	metrics) opts='--output' ;;
+	nccl-check)
+		if [[ $cur == -* ]]; then opts='--verify --json'
+		else COMPREPLY=($(compgen -f -- "$cur")); return 0; fi ;;
 	esac
 	_p2pmap_reply "$opts" "$cur"
 	return 0

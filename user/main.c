@@ -47,6 +47,8 @@ static const struct {
 		  "           [--vllm-cache] [--sglang-cache] [--json]  write and read over each\n"
 		  "           CUDA peer direction, check data and fault counters;\n"
 		  "           exit 3: no CUDA driver or fewer than two CUDA devices" },
+	{ "nccl-check", cmd_nccl_check, "LOG [--verify FILE] [--json]  the transport NCCL chose per\n"
+		  "           rank pair (NCCL_DEBUG=INFO log), against p2pmap verify's verdicts" },
 	{ "metrics", cmd_metrics, "[--output FILE]  Prometheus text format (node_exporter textfile)" },
 	{ "help", cmd_help, "[COMMAND]  this text, or that command's" },
 };

@@ -30,6 +30,7 @@ tap $? "main.c's command table is found"
 missing=
 for c in $cmds; do
 	grep -q "^\(\.B\|\.BR\|\\\\fB\)[ ]*\"\?$c\b" "$top/man/p2pmap.8" ||
+		grep -qF "\\fB${c//-/\\-}\\fR" "$top/man/p2pmap.8" ||
 		missing="$missing $c"
 done
 [ -z "$missing" ]

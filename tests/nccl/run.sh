@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "p2pmap nccl-check" on NCCL_DEBUG=INFO logs written from NCCL's own
+# format strings (verify/nccl_log.h names them) for NCCL 2.18, 2.21, 2.26
+# and 2.27: busId and nvmlDev brackets, channel lines before the ranks'
+# Init COMPLETE lines, SHM, P2P and NET, two hosts, NCCL_P2P_DISABLE as
+# before and after 2.23, timestamps; against a "p2pmap verify" output of
+# the four GPUs (one direction faulted).  The whole output is compared
+# with NAME.want.  Prints TAP.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/tests/nccl
+p2pmap=$top/user/p2pmap
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. "$top/tests/tap.sh"
+
+make -s -C "$top/user" p2pmap >"$tmp/build.log" 2>&1
+tap $? "p2pmap builds"
+
+for log in "$here"/*.log; do
+	name=$(basename "$log" .log)
+	"$p2pmap" nccl-check "$log" --verify "$here/verify-4gpu.txt" >"$tmp/$name.out" 2>&1
+	rc=$?
+	diff -u "$here/$name.want" "$tmp/$name.out" >"$tmp/$name.diff"
+	[ ! -s "$tmp/$name.diff" ] && [ $rc = 1 ]
+	tap $? "$name: the whole report as expected, exit 1 (something flagged)"
+	sed 's/^/# /' "$tmp/$name.diff" | head -20
+	"$p2pmap" nccl-check "$log" --verify "$here/verify-4gpu.txt" --json >"$tmp/$name.json"
+	python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["flags"] == sum(p["flag"] is not None for p in d["pairs"])' "$tmp/$name.json"
+	tap $? "$name: --json parses, its flags add up"
+done
+
+grep -q "FLAG: P2P is disabled by the environment" "$here/nccl-2.18-p2p-disabled.want" &&
+	grep -q "FLAG: P2P is disabled by the environment" "$here/nccl-2.27-disabled-net.want"
+tap $? "NCCL_P2P_DISABLE=1 found in both spellings (2.18: as P2P level LOC; 2.27: its own line)"
+grep -q "rank 1 (0000:41:00.0) -> rank 2 (0000:01:00.0): NET/IB/0/GDRDMA (1 channel); across hosts" \
+	"$here/nccl-2.27-disabled-net.want" && [ "$(grep -c FLAG "$here/nccl-2.27-disabled-net.want")" = 1 ]
+tap $? "a pair across hosts is NET's: not set against this host's verdicts"
+grep -q "FLAG: NCCL's topology rules put this pair's PCIe path above its P2P level" "$here/nccl-2.21-amd-4gpu.want" &&
+	grep -q "^rank 3 .* -> rank 0 .*: SHM" "$here/nccl-2.21-amd-4gpu.want" &&
+	! grep -A1 "^rank 3 .* -> rank 0 " "$here/nccl-2.21-amd-4gpu.want" | grep -q FLAG
+tap $? "SHM between GPUs verified both ways is flagged; SHM around a faulted direction is not"
+[ "$(grep -c "FLAG: NCCL uses P2P where p2pmap verify found a direction that does not work" "$here/nccl-2.26-p2p-over-fault.want")" = 2 ]
+tap $? "P2P over a pair with a faulted direction is flagged, both ways"
+
+"$p2pmap" nccl-check "$here/nccl-2.21-amd-4gpu.log" >"$tmp/nov.out"
+[ $? = 0 ] && ! grep -q FLAG "$tmp/nov.out"
+tap $? "without --verify nothing is flagged (exit 0)"
+echo "nothing of NCCL here" >"$tmp/empty.log"
+"$p2pmap" nccl-check "$tmp/empty.log" >/dev/null 2>"$tmp/empty.err"
+[ $? = 1 ] && grep -q "no NCCL channel line (run with NCCL_DEBUG=INFO" "$tmp/empty.err"
+tap $? "a log without channel lines: said how to get one, exit 1"
+"$p2pmap" nccl-check >/dev/null 2>&1
+[ $? = 2 ]
+tap $? "no log: a usage error"
+
+tap_done

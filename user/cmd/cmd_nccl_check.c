@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2pmap nccl-check LOG [--verify FILE] [--json]: per pair of ranks, the
+ * transport NCCL says it chose (verify/nccl_log.h), set against what
+ * "p2pmap verify" found for the same two GPUs (FILE: its text output).
+ * A pair p2pmap verified both ways that NCCL still runs over SHM or the
+ * network is flagged with the likely cause; so is P2P over a direction
+ * verify found broken.  Exit 0, or 1 when something is flagged.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "json.h"
+#include "nccl_log.h"
+
+#define NCCL_USAGE "usage: p2pmap nccl-check LOG [--verify FILE] [--json]"
+#define MAX_VERDICTS 4096
+
+struct verdict {
+	char from[P2PMAP_ADDR_LEN], to[P2PMAP_ADDR_LEN];
+	char what[32];			/* "works", "faulted", ... */
+};
+
+struct verdicts {
+	size_t n;
+	struct verdict v[MAX_VERDICTS];
+};
+
+/* "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): works[ ...]" */
+static int read_verify(const char *path, struct verdicts *vs)
+{
+	char line[1024], *p;
+	struct verdict *v;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "p2pmap: nccl-check: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) && vs->n < MAX_VERDICTS) {
+		v = &vs->v[vs->n];
+		if (sscanf(line, "GPU%*d (%16[^)]) -> GPU%*d (%16[^)]): %31[^\n]",
+			   v->from, v->to, v->what) != 3)
+			continue;
+		/* The verdict is the words before any " (" or " [". */
+		p = strstr(v->what, " (");
+		if (p)
+			*p = '\0';
+		p = strstr(v->what, " [");
+		if (p)
+			*p = '\0';
+		vs->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static const char *verdict_of(const struct verdicts *vs, const char *from,
+			      const char *to)
+{
+	size_t i;
+
+	for (i = 0; i < vs->n; i++)
+		if (!strcmp(vs->v[i].from, from) && !strcmp(vs->v[i].to, to))
+			return vs->v[i].what;
+	return NULL;
+}
+
+/* Is "MAJOR.MINOR.PATCH" @version at least @major.@minor? */
+static bool at_least(const char *version, int major, int minor)
+{
+	int a = 0, b = 0;
+
+	return sscanf(version, "%d.%d", &a, &b) == 2 &&
+	       (a > major || (a == major && b >= minor));
+}
+
+/* Why NCCL did not use P2P for a pair p2pmap verified, most likely. */
+static const char *likely_cause(const struct nccl_log *log)
+{
+	if (log->p2p_disable == 1 || !strcmp(log->p2p_level, "LOC"))
+		return "P2P is disabled by the environment (NCCL_P2P_DISABLE=1): drop it from the server's environment";
+	if (log->p2p_level[0])
+		return "NCCL_P2P_LEVEL from the environment is below this pair's PCIe path: set NCCL_P2P_LEVEL=SYS";
+	if (log->nvml_p2p_disabled)
+		return "the driver (NVML) reports P2P disabled between these GPUs (\"P2P is disabled between connected GPUs\" in the log): check NVreg_RegistryDwords and ACS";
+	if (at_least(log->version, 2, 23))
+		return "NCCL's topology rules: from NCCL 2.23 P2P stops at PXB (GPUs under one host bridge) unless the host is AMD with at most two GPUs, so GPUs under different root complexes use SHM: set NCCL_P2P_LEVEL=SYS";
+	return "NCCL's topology rules put this pair's PCIe path above its P2P level: set NCCL_P2P_LEVEL=SYS";
+}
+
+struct finding {
+	const struct nccl_pair *p;
+	const char *fwd, *rev;		/* verify's verdicts, or NULL */
+	const char *flag;		/* NULL: nothing to say */
+};
+
+static void judge(const struct nccl_log *log, const struct verdicts *vs,
+		  const struct nccl_pair *p, struct finding *fd)
+{
+	bool p2p = p->classes & (1u << NCCL_P2P);
+
+	memset(fd, 0, sizeof(*fd));
+	fd->p = p;
+	/* Verdicts are of one host's GPUs: a pair across hosts is NET's. */
+	if (!p->from_pci[0] || !p->to_pci[0] || !p->same_host)
+		return;
+	fd->fwd = verdict_of(vs, p->from_pci, p->to_pci);
+	fd->rev = verdict_of(vs, p->to_pci, p->from_pci);
+	if (!fd->fwd)
+		return;
+	if (p2p && (strcmp(fd->fwd, "works") ||
+		    (fd->rev && strcmp(fd->rev, "works"))))
+		fd->flag = "NCCL uses P2P where p2pmap verify found a direction that does not work: expect hangs or wrong results; check the p2pmap links (p2pmap status) or set NCCL_P2P_DISABLE=1 until they work";
+	else if (!p2p && !strcmp(fd->fwd, "works") && fd->rev &&
+		 !strcmp(fd->rev, "works"))
+		fd->flag = likely_cause(log);
+}
+
+static void print_text(const struct nccl_log *log, const struct finding *fd,
+		       size_t n, unsigned int flags)
+{
+	const struct nccl_pair *p;
+	size_t i, k;
+
+	printf("nccl-check: NCCL %s, %u rank%s, %u communicator%s, %zu rank pair%s\n",
+	       log->version[0] ? log->version : "(version not logged)",
+	       log->nranks, log->nranks == 1 ? "" : "s", log->comms,
+	       log->comms == 1 ? "" : "s", n, n == 1 ? "" : "s");
+	if (log->p2p_disable == 1)
+		printf("environment: NCCL_P2P_DISABLE=1\n");
+	if (log->p2p_level[0])
+		printf("environment: NCCL_P2P_LEVEL=%s\n", log->p2p_level);
+	for (i = 0; i < n; i++) {
+		p = fd[i].p;
+		printf("rank %d (%s) -> rank %d (%s): ", p->from_rank,
+		       p->from_pci[0] ? p->from_pci : "?", p->to_rank,
+		       p->to_pci[0] ? p->to_pci : "?");
+		for (k = 0; k < p->ntransports; k++)
+			printf("%s%s", k ? ", " : "", p->transport[k]);
+		printf(" (%u channel%s)", p->channels,
+		       p->channels == 1 ? "" : "s");
+		if (fd[i].fwd)
+			printf("; p2pmap verify: %s", fd[i].fwd);
+		else if (!p->same_host)
+			printf("; across hosts");
+		putchar('\n');
+		if (fd[i].flag)
+			printf("  FLAG: %s\n", fd[i].flag);
+	}
+	printf("nccl-check: %u flag%s\n", flags, flags == 1 ? "" : "s");
+}
+
+static void print_json(const struct nccl_log *log, const struct finding *fd,
+		       size_t n, unsigned int flags)
+{
+	const struct nccl_pair *p;
+	struct json j;
+	size_t i, k;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_key(&j, "nccl_version");
+	json_str_or_null(&j, log->version);
+	json_key(&j, "nranks");
+	json_u64(&j, log->nranks);
+	json_key(&j, "p2p_disable");
+	if (log->p2p_disable < 0)
+		json_null(&j);
+	else
+		json_bool(&j, log->p2p_disable);
+	json_key(&j, "p2p_level");
+	json_str_or_null(&j, log->p2p_level);
+	json_key(&j, "pairs");
+	json_arr_begin(&j);
+	for (i = 0; i < n; i++) {
+		p = fd[i].p;
+		json_obj_begin(&j);
+		json_key(&j, "from_rank");
+		json_u64(&j, p->from_rank);
+		json_key(&j, "to_rank");
+		json_u64(&j, p->to_rank);
+		json_key(&j, "from_pci");
+		json_str_or_null(&j, p->from_pci);
+		json_key(&j, "to_pci");
+		json_str_or_null(&j, p->to_pci);
+		json_key(&j, "transports");
+		json_arr_begin(&j);
+		for (k = 0; k < p->ntransports; k++)
+			json_str(&j, p->transport[k]);
+		json_arr_end(&j);
+		json_key(&j, "p2p");
+		json_bool(&j, p->classes & (1u << NCCL_P2P));
+		json_key(&j, "same_host");
+		json_bool(&j, p->same_host);
+		json_key(&j, "channels");
+		json_u64(&j, p->channels);
+		json_key(&j, "verify");
+		json_str(&j, fd[i].fwd);
+		json_key(&j, "flag");
+		json_str(&j, fd[i].flag);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "flags");
+	json_u64(&j, flags);
+	json_obj_end(&j);
+	putchar('\n');
+}
+
+static int by_ranks(const void *a, const void *b)
+{
+	const struct nccl_pair *x = a, *y = b;
+
+	if (x->from_rank != y->from_rank)
+		return x->from_rank - y->from_rank;
+	return x->to_rank - y->to_rank;
+}
+
+int cmd_nccl_check(int argc, char **argv)
+{
+	const char *logpath = NULL, *vpath = NULL;
+	struct verdicts *vs = calloc(1, sizeof(*vs));
+	struct nccl_log *log = calloc(1, sizeof(*log));
+	struct finding *fd = NULL;
+	unsigned int flags = 0;
+	bool json = false;
+	int ret = EXIT_RUNTIME, i;
+	size_t k;
+	FILE *f;
+
+	if (!vs || !log) {
+		fprintf(stderr, "p2pmap: out of memory\n");
+		goto out;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--verify") && i + 1 < argc) {
+			vpath = argv[++i];
+		} else if (argv[i][0] != '-' && !logpath) {
+			logpath = argv[i];
+		} else {
+			fprintf(stderr, "p2pmap: %s\n", NCCL_USAGE);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!logpath) {
+		fprintf(stderr, "p2pmap: %s\n", NCCL_USAGE);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (vpath && read_verify(vpath, vs))
+		goto out;
+	f = strcmp(logpath, "-") ? fopen(logpath, "r") : stdin;
+	if (!f || nccl_log_read(f, log)) {
+		fprintf(stderr, "p2pmap: nccl-check: %s: %s\n", logpath,
+			strerror(errno));
+		if (f && f != stdin)
+			fclose(f);
+		goto out;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (!log->npairs) {
+		fprintf(stderr, "p2pmap: nccl-check: %s: no NCCL channel line (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P)\n",
+			logpath);
+		goto out;
+	}
+	qsort(log->pairs, log->npairs, sizeof(log->pairs[0]), by_ranks);
+	fd = calloc(log->npairs, sizeof(*fd));
+	if (!fd)
+		goto out;
+	for (k = 0; k < log->npairs; k++) {
+		judge(log, vs, &log->pairs[k], &fd[k]);
+		flags += fd[k].flag != NULL;
+	}
+	if (json)
+		print_json(log, fd, log->npairs, flags);
+	else
+		print_text(log, fd, log->npairs, flags);
+	ret = flags ? EXIT_RUNTIME : EXIT_OK;
+out:
+	free(fd);
+	free(log);
+	free(vs);
+	return ret;
+}
