@@ -138,11 +138,12 @@ check "config save keeps the lines it does not own (and drops its own links=)" s
 	 grep -q '^options p2pmap drivers=p2ptest .*links=.*$A>$B' /tmp/own.conf"
 check "... keeps the previous file as .bak, and says so" sh -c \
 	"cmp -s /tmp/own.orig /tmp/own.conf.bak && grep -q 'previous file is /tmp/own.conf.bak' /tmp/save.out"
+echo 'options p2pmap vendors=1b36' >>/tmp/own.conf	# a line it owns
 cp /tmp/own.conf /tmp/own.saved
 p2pmap config save --file /tmp/own.conf --dry-run >/tmp/dry.out 2>&1
 sed 's/^/# dry-run: /' /tmp/dry.out
 check "--dry-run shows the change and writes nothing" sh -c \
-	"cmp -s /tmp/own.conf /tmp/own.saved && grep -q '^[-+] # Written by' /tmp/dry.out &&
+	"cmp -s /tmp/own.conf /tmp/own.saved && grep -qx -- '- options p2pmap vendors=1b36' /tmp/dry.out &&
 	 grep -q 'nothing written (--dry-run)' /tmp/dry.out"
 ln -sf /tmp/own.conf /tmp/link.conf
 p2pmap config save --file /tmp/link.conf >/tmp/link.out 2>&1
