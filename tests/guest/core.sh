@@ -228,11 +228,16 @@ rmmod p2pmap
 # The shared table of parameter cases (param-cases.tsv): the module must
 # report, word for word, what "p2pmap config check" says of the same
 # options line (tests/config/run.sh holds the CLI to the same table).
-tab=$(printf '\t') n=0 differ=
+# Under the debug kernel a load costs 14 s: every 8th case there (the same
+# parser code; the Debian kernels run them all).
+tab=$(printf '\t') n=0 ran=0 differ= every=1
+[ -e $KMEMLEAK ] && every=8
 set -f
 while IFS=$tab read -r args want; do
 	case $args in ''|'#'*) continue ;; esac
 	n=$((n + 1))
+	[ $(((n - 1) % every)) = 0 ] || continue
+	ran=$((ran + 1))
 	# shellcheck disable=SC2086
 	if ! insmod $KO $args 2>/dev/null; then
 		differ="$differ [$args: insmod failed]"
@@ -250,8 +255,8 @@ while IFS=$tab read -r args want; do
 	rmmod p2pmap
 done <param-cases.tsv
 set +f
-check "the $n cases of the shared parameter table: the module's words${differ:+ (differ:$differ)}" \
-	test "$n" -ge 40 -a -z "$differ"
+check "$ran of the $n cases of the shared parameter table: the module's words${differ:+ (differ:$differ)}" \
+	test "$n" -ge 40 -a "$ran" -ge 6 -a -z "$differ"
 check "p2pmap loads with links naming an absent device" \
 	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest "links=$A>$B,$B>$A/0x1,$A>0000:09:00.0"
 expect "boot link A->B waits for drivers" "$(link_state $A $B)" pending
