@@ -10,6 +10,7 @@
 #include "dev.h"
 #include "format.h"
 #include "format_json.h"
+#include "pci_scan.h"
 
 #define LIST_FILL	(PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_BASES | \
 			 PCI_FILL_SIZES | PCI_FILL_NUMA_NODE | \
@@ -168,14 +169,40 @@ static int cmp_dev(const void *a, const void *b)
 	return strcmp(x->addr, y->addr);
 }
 
+struct list_scan {
+	bool all;
+	struct list_entry *entries;
+	size_t n, cap;
+};
+
+/* Under pci_scan_guarded(): starts the list again on each try. */
+static int list_scan_pci(struct pci_access *pacc, void *arg)
+{
+	struct list_scan *s = arg;
+	struct list_entry *e;
+	struct pci_dev *d;
+
+	s->n = 0;
+	for (d = pacc->devices; d; d = d->next) {
+		if (!s->all && (pci_read_byte(d, PCI_HEADER_TYPE) & 0x7f) !=
+			       PCI_HEADER_TYPE_NORMAL)
+			continue;
+		e = list_grow(&s->entries, &s->n, &s->cap);
+		if (!e)
+			return -ENOMEM;
+		fill_entry(pacc, d, e);
+	}
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct p2pmap_dev_list tracked = { 0 };
 	const struct p2pmap_dev *k;
 	struct list_entry *entries = NULL, *e;
-	struct pci_access *pacc;
-	struct pci_dev *d;
+	struct list_scan scan = { 0 };
 	struct p2pmap_nl nl;
+	char why[256];
 	bool all = false, loaded = false, json = false;
 	size_t n = 0, cap = 0, i;
 	int ret = EXIT_OK, err;
@@ -207,19 +234,24 @@ int cmd_list(int argc, char **argv)
 		pnl_close(&nl);
 	}
 
-	pacc = pci_alloc();
-	pci_init(pacc);
-	pci_scan_bus(pacc);
-	for (d = pacc->devices; d; d = d->next) {
-		if (!all && (pci_read_byte(d, PCI_HEADER_TYPE) & 0x7f) !=
-			    PCI_HEADER_TYPE_NORMAL)
-			continue;
-		e = list_grow(&entries, &n, &cap);
-		if (!e) {
-			ret = EXIT_RUNTIME;
-			goto out;
-		}
-		fill_entry(pacc, d, e);
+	scan.all = all;
+	err = pci_scan_guarded(NULL, list_scan_pci, &scan, why, sizeof(why));
+	entries = scan.entries;
+	n = scan.n;
+	cap = scan.cap;
+	if (err == -EAGAIN) {
+		fprintf(stderr, "p2pmap list: the PCI devices kept changing while they were read (%d tries, last: %s); try again\n",
+			PCI_SCAN_TRIES, why);
+		ret = EXIT_RUNTIME;
+		goto out;
+	} else if (err) {
+		fprintf(stderr, "p2pmap list: cannot read the PCI devices: %s\n",
+			err == -ENODEV ? why : strerror(-err));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		e = &entries[i];
 		if (!loaded) {
 			e->tracked = LIST_TRACKED_UNKNOWN;
 		} else if ((k = dev_list_find(&tracked, e->addr))) {
@@ -251,7 +283,6 @@ int cmd_list(int argc, char **argv)
 		format_list_entry(stdout, &entries[i]);
 out:
 	free(entries);
-	pci_cleanup(pacc);
 	dev_list_free(&tracked);
 	return ret;
 }
