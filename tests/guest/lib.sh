@@ -229,9 +229,13 @@ expect_warn() {
 # --- kmemleak (debug kernels: CONFIG_DEBUG_KMEMLEAK)
 KMEMLEAK=/sys/kernel/debug/kmemleak
 
-# kmemleak_clear: forget the objects allocated so far (boot-time noise).
+# kmemleak_clear: forget the objects allocated so far (boot-time noise),
+# and stop the automatic scans (every 10 min, each minutes of CPU under
+# TCG and KASAN, taken from the suites); kmemleak_check scans on demand.
 kmemleak_clear() {
-	[ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
+	[ -w $KMEMLEAK ] || return 0
+	echo scan=off >$KMEMLEAK
+	echo clear >$KMEMLEAK
 }
 
 # kmemleak_check NAME RANGES: scan (twice: an object is reported after it

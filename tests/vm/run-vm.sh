@@ -110,8 +110,32 @@ host_commands() {
 
 : >"$log"
 [ -n "${monitor:-}" ] && { host_commands 2>/dev/null & watcher=$!; }
+# boot_watch PID: a guest that has not started its suite after
+# $P2PMAP_VM_BOOT_TIMEOUT seconds (default 180; Debian kernels start in
+# 5-15 s, the debug kernel in up to 150 s) is stopped, so that a kernel
+# hung at boot costs minutes, not the whole VM timeout; tests/run.sh then
+# boots it once more.
+boot_watch() {
+	local end=$((SECONDS + ${P2PMAP_VM_BOOT_TIMEOUT:-180}))
+	while kill -0 "$1" 2>/dev/null; do
+		grep -q 'P2PMAP-VM: start' "$log" && return 0
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "P2PMAP-VM-HOST: no suite started after ${P2PMAP_VM_BOOT_TIMEOUT:-180} s: guest stopped" >>"$log"
+			kill "$1" 2>/dev/null
+			return 0
+		fi
+		sleep 1
+	done
+}
+
 timeout "${P2PMAP_VM_TIMEOUT:-600}" qemu-system-x86_64 "${args[@]}" \
-	-append "$append $*" </dev/null >>"$log" 2>&1 || true
+	-append "$append $*" </dev/null >>"$log" 2>&1 &
+qemu=$!
+boot_watch "$qemu" &
+bootwatch=$!
+wait "$qemu" || true
+kill "$bootwatch" 2>/dev/null || true
+wait "$bootwatch" 2>/dev/null || true
 if [ -n "${watcher:-}" ]; then
 	pkill -P "$watcher" 2>/dev/null || true
 	kill "$watcher" 2>/dev/null || true
