@@ -52,7 +52,7 @@ _p2pmap()
 {
 	local line=${COMP_LINE:0:COMP_POINT} words cword cur prev
 	local cmd='' sub='' first='' i nargs=0 w opts=''
-	local cmds='list link status faults monitor check info policy config verify nccl-check metrics help'
+	local cmds='list link status faults monitor check info policy config verify nccl-check env metrics help'
 
 	read -ra words <<<"$line"
 	[[ -z $line || $line == *[[:space:]] ]] && words+=("")
@@ -145,6 +145,13 @@ _p2pmap()
 	nccl-check)
 		if [[ $cur == -* ]]; then opts='--verify --json'
 		else COMPREPLY=($(compgen -f -- "$cur")); return 0; fi ;;
+	env)
+		case $prev in
+		--verify|--root) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+		--format) opts='shell systemd' ;;
+		--devices) return 0 ;;
+		*) opts='--verify --devices --format --root --json' ;;
+		esac ;;
 	esac
 	_p2pmap_reply "$opts" "$cur"
 	return 0

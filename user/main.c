@@ -49,6 +49,9 @@ static const struct {
 		  "           exit 3: no CUDA driver or fewer than two CUDA devices" },
 	{ "nccl-check", cmd_nccl_check, "LOG [--verify FILE] [--json]  the transport NCCL chose per\n"
 		  "           rank pair (NCCL_DEBUG=INFO log), against p2pmap verify's verdicts" },
+	{ "env", cmd_env, "--verify FILE [--devices LIST] [--format shell|systemd] [--root DIR]\n"
+		  "           [--json]  the NCCL/vLLM/SGLang environment verify's FILE allows;\n"
+		  "           P2P only when every direction works, is mapped, has no fault" },
 	{ "metrics", cmd_metrics, "[--output FILE]  Prometheus text format (node_exporter textfile)" },
 	{ "help", cmd_help, "[COMMAND]  this text, or that command's" },
 };

@@ -15,59 +15,16 @@
 #include "cmd.h"
 #include "json.h"
 #include "nccl_log.h"
+#include "verify_result.h"
 
 #define NCCL_USAGE "usage: p2pmap nccl-check LOG [--verify FILE] [--json]"
-#define MAX_VERDICTS 4096
-
-struct verdict {
-	char from[P2PMAP_ADDR_LEN], to[P2PMAP_ADDR_LEN];
-	char what[32];			/* "works", "faulted", ... */
-};
-
-struct verdicts {
-	size_t n;
-	struct verdict v[MAX_VERDICTS];
-};
-
-/* "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): works[ ...]" */
-static int read_verify(const char *path, struct verdicts *vs)
-{
-	char line[1024], *p;
-	struct verdict *v;
-	FILE *f = fopen(path, "r");
-
-	if (!f) {
-		fprintf(stderr, "p2pmap: nccl-check: %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f) && vs->n < MAX_VERDICTS) {
-		v = &vs->v[vs->n];
-		if (sscanf(line, "GPU%*d (%16[^)]) -> GPU%*d (%16[^)]): %31[^\n]",
-			   v->from, v->to, v->what) != 3)
-			continue;
-		/* The verdict is the words before any " (" or " [". */
-		p = strstr(v->what, " (");
-		if (p)
-			*p = '\0';
-		p = strstr(v->what, " [");
-		if (p)
-			*p = '\0';
-		vs->n++;
-	}
-	fclose(f);
-	return 0;
-}
-
-static const char *verdict_of(const struct verdicts *vs, const char *from,
+/* The verdict's words for @from -> @to, or NULL. */
+static const char *verdict_of(const struct verify_result *vr, const char *from,
 			      const char *to)
 {
-	size_t i;
+	const struct verify_verdict *v = verify_result_find(vr, from, to);
 
-	for (i = 0; i < vs->n; i++)
-		if (!strcmp(vs->v[i].from, from) && !strcmp(vs->v[i].to, to))
-			return vs->v[i].what;
-	return NULL;
+	return v ? v->what : NULL;
 }
 
 /* Is "MAJOR.MINOR.PATCH" @version at least @major.@minor? */
@@ -99,7 +56,7 @@ struct finding {
 	const char *flag;		/* NULL: nothing to say */
 };
 
-static void judge(const struct nccl_log *log, const struct verdicts *vs,
+static void judge(const struct nccl_log *log, const struct verify_result *vs,
 		  const struct nccl_pair *p, struct finding *fd)
 {
 	bool p2p = p->classes & (1u << NCCL_P2P);
@@ -224,12 +181,12 @@ static int by_ranks(const void *a, const void *b)
 int cmd_nccl_check(int argc, char **argv)
 {
 	const char *logpath = NULL, *vpath = NULL;
-	struct verdicts *vs = calloc(1, sizeof(*vs));
+	struct verify_result *vs = calloc(1, sizeof(*vs));
 	struct nccl_log *log = calloc(1, sizeof(*log));
 	struct finding *fd = NULL;
 	unsigned int flags = 0;
 	bool json = false;
-	int ret = EXIT_RUNTIME, i;
+	int ret = EXIT_RUNTIME, i, err;
 	size_t k;
 	FILE *f;
 
@@ -255,8 +212,12 @@ int cmd_nccl_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (vpath && read_verify(vpath, vs))
+	err = vpath ? verify_result_read(vpath, vs) : 0;
+	if (err) {
+		fprintf(stderr, "p2pmap: nccl-check: %s: %s\n", vpath,
+			strerror(-err));
 		goto out;
+	}
 	f = strcmp(logpath, "-") ? fopen(logpath, "r") : stdin;
 	if (!f || nccl_log_read(f, log)) {
 		fprintf(stderr, "p2pmap: nccl-check: %s: %s\n", logpath,

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "p2pmap env" on fixture hosts: a sysfs tree under a --root directory
+# (p2pmap's links with their state and fault counters, the PCI devices
+# under their root complexes) and a "p2pmap verify" output.  The 4-GPU
+# host of the README: one GPU per root complex (pci0000:00, 40, 80, c0).
+# P2P must be recommended only when every direction worked, its link is
+# mapped and counted no fault; the whole output is compared with
+# NAME.want for the main cases.  Prints TAP.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/tests/env
+p2pmap=$top/user/p2pmap
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. "$top/tests/tap.sh"
+
+make -s -C "$top/user" p2pmap >"$tmp/build.log" 2>&1
+tap $? "p2pmap builds"
+
+gpus="0000:01:00.0 0000:41:00.0 0000:81:00.0 0000:c1:00.0"
+
+# host DIR [loaded] [same-root]: the fixture tree; every link mapped.
+host() {
+	local dir=$1 a b bus rp
+	rm -rf "$dir"
+	mkdir -p "$dir/sys/bus/pci/devices"
+	for a in $gpus; do
+		bus=${a:5:2}
+		rp=$(printf '%02x' $((0x$bus - 1)))
+		[ "${3:-}" = same-root ] && bus=01 rp=00
+		ln -s "../../../devices/pci0000:$rp/0000:$rp:01.1/$a" \
+			"$dir/sys/bus/pci/devices/$a"
+	done
+	[ "${2:-}" = loaded ] || return 0
+	for a in $gpus; do
+		for b in $gpus; do
+			[ "$a" = "$b" ] && continue
+			mkdir -p "$dir/sys/kernel/p2pmap/links/$a-$b"
+			echo mapped >"$dir/sys/kernel/p2pmap/links/$a-$b/state"
+			echo >"$dir/sys/kernel/p2pmap/links/$a-$b/reason"
+			echo 0 >"$dir/sys/kernel/p2pmap/links/$a-$b/faults"
+		done
+	done
+}
+link_set() {	# DIR FROM TO FILE VALUE
+	echo "$5" >"$1/sys/kernel/p2pmap/links/$2-$3/$4"
+}
+
+# run NAME WANT-RC ARGS...: env's output (stdout and stderr) to $tmp/NAME.out.
+run() {
+	local name=$1 want=$2 rc
+	shift 2
+	"$p2pmap" env "$@" >"$tmp/$name.out" 2>&1
+	rc=$?
+	[ "$rc" = "$want" ] || { echo "# $name: exit $rc, want $want"; sed 's/^/# /' "$tmp/$name.out"; return 1; }
+}
+# whole NAME: the output equals NAME.want (paths of this run made relative).
+whole() {
+	sed -i "s|$tmp/||g; s|$here/||g" "$tmp/$1.out"
+	diff -u "$here/$1.want" "$tmp/$1.out" >"$tmp/$1.diff" && return 0
+	sed 's/^/# /' "$tmp/$1.diff" | head -20
+	return 1
+}
+has() { grep -qxF -- "$2" "$tmp/$1.out"; }
+hasnt() { ! grep -qF -- "$2" "$tmp/$1.out"; }
+
+ok=$here/verify-4gpu-ok.txt
+bad=$top/tests/nccl/verify-4gpu.txt
+cp "$ok" "$tmp/verify-4gpu-ok.txt"
+cp "$bad" "$tmp/verify-4gpu.txt"
+ok=$tmp/verify-4gpu-ok.txt bad=$tmp/verify-4gpu.txt
+
+# 1. All 12 directions verified, mapped, no fault: P2P on, across root
+#    complexes (NCCL_P2P_LEVEL=SYS).
+host "$tmp/h1" loaded
+run all-mapped 0 --verify "$ok" --root "$tmp/h1" && whole all-mapped
+tap $? "every direction verified, mapped, no fault: P2P on, NCCL_P2P_LEVEL=SYS across root complexes, exit 0 (whole output)"
+run all-mapped-systemd 0 --verify "$ok" --root "$tmp/h1" --format systemd &&
+	whole all-mapped-systemd
+tap $? "the same as a systemd drop-in: [Service], UnsetEnvironment=, Environment= (whole output)"
+run all-mapped-json 0 --verify "$ok" --root "$tmp/h1" --json &&
+	python3 - "$tmp/all-mapped-json.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["p2p"] is True and d["module_loaded"] is True, d
+assert d["directions"] == 12 and d["usable"] == 12, d
+assert d["set"] == {"NCCL_P2P_LEVEL": "SYS", "VLLM_SKIP_P2P_CHECK": "0"}, d["set"]
+assert d["unset"] == ["NCCL_P2P_DISABLE"], d["unset"]
+assert [g["root_bus"] for g in d["devices"]] == ["pci0000:00", "pci0000:40", "pci0000:80", "pci0000:c0"], d["devices"]
+assert all(p["usable"] and p["link_state"] == "mapped" and p["faults"] == 0 and p["why"] is None for p in d["pairs"]), d["pairs"]
+PY
+tap $? "--json: p2p true, 12 of 12, set and unset as in the text, each pair's link state and faults"
+
+# 2. One direction faulted in verify: P2P stays off, that direction named.
+run one-faulted 1 --verify "$bad" --root "$tmp/h1" && whole one-faulted
+tap $? "one direction faulted in verify: P2P stays off (NCCL_P2P_DISABLE=1), the direction named, exit 1 (whole output)"
+run subset 0 --verify "$bad" --root "$tmp/h1" --devices GPU0,0000:41:00.0
+has subset "unset NCCL_P2P_DISABLE" && has subset "export NCCL_P2P_LEVEL=SYS" &&
+	grep -q "2 GPUs .*GPU0 0000:01:00.0, GPU1 0000:41:00.0): 2 of 2 directions usable" "$tmp/subset.out"
+tap $? "--devices GPU0,0000:41:00.0 (labels and addresses): those two work both ways: P2P on"
+run subset-short 1 --verify "$bad" --root "$tmp/h1" --devices c1:00.0,01:00.0
+grep -q "^# left out: GPU3 (0000:c1:00.0) -> GPU0 (0000:01:00.0): verify found it faulted" "$tmp/subset-short.out" &&
+	has subset-short "export NCCL_P2P_DISABLE=1"
+tap $? "--devices in lspci's short form, the faulted pair: P2P off"
+
+# 3. A link not mapped now (its target unbound): left out with its state.
+host "$tmp/h3" loaded
+link_set "$tmp/h3" 0000:41:00.0 0000:81:00.0 state pending
+link_set "$tmp/h3" 0000:41:00.0 0000:81:00.0 reason "target not bound"
+run pending 1 --verify "$ok" --root "$tmp/h3"
+grep -qxF "# left out: GPU1 (0000:41:00.0) -> GPU2 (0000:81:00.0): its p2pmap link is pending: target not bound" "$tmp/pending.out" &&
+	has pending "export NCCL_P2P_DISABLE=1" && hasnt pending "NCCL_P2P_LEVEL" &&
+	[ "$(grep -c '^# left out' "$tmp/pending.out")" = 1 ]
+tap $? "a link pending now: that direction left out with the link's state and reason, P2P off, exit 1"
+
+# 4. A link that counted faults since p2pmap loaded.
+host "$tmp/h4" loaded
+link_set "$tmp/h4" 0000:c1:00.0 0000:41:00.0 faults 3
+run faults 1 --verify "$ok" --root "$tmp/h4"
+grep -qxF "# left out: GPU3 (0000:c1:00.0) -> GPU1 (0000:41:00.0): its p2pmap link counted 3 IOMMU fault(s) since p2pmap loaded (p2pmap faults)" "$tmp/faults.out" &&
+	has faults "export NCCL_P2P_DISABLE=1"
+tap $? "a link with 3 faults counted: left out, P2P off, exit 1"
+
+# 5. p2pmap not loaded: nothing verified can be trusted now.
+host "$tmp/h5"
+run unloaded 1 --verify "$ok" --root "$tmp/h5"
+grep -q "^# left out: every direction verify found working: p2pmap is not loaded" "$tmp/unloaded.out" &&
+	has unloaded "export NCCL_P2P_DISABLE=1" && grep -q ": 0 of 12 directions usable" "$tmp/unloaded.out"
+tap $? "p2pmap not loaded: no direction usable, one line says why, P2P off"
+
+# 6. A direction with no p2pmap link (the driver maps it itself) counts
+#    on verify's word; GPUs under one root complex need no NCCL_P2P_LEVEL.
+host "$tmp/h6" loaded same-root
+rm -r "$tmp/h6/sys/kernel/p2pmap/links/0000:01:00.0-0000:41:00.0"
+run same-root 0 --verify "$ok" --root "$tmp/h6"
+has same-root "unset NCCL_P2P_DISABLE" && hasnt same-root "NCCL_P2P_LEVEL" &&
+	hasnt same-root "left out"
+tap $? "one root complex, a direction the driver maps itself (no link): P2P on, no NCCL_P2P_LEVEL"
+rm -r "$tmp/h6/sys/bus/pci/devices"
+run no-pci 0 --verify "$ok" --root "$tmp/h6"
+has no-pci "export NCCL_P2P_LEVEL=SYS" && grep -q "root complexes could not be read" "$tmp/no-pci.out"
+tap $? "root complexes unreadable: NCCL_P2P_LEVEL=SYS, and it says why"
+
+# 7. Bad input: a usage error changes nothing and says what is wrong.
+run no-verify 2 --root "$tmp/h1" && grep -q "needs p2pmap verify's output" "$tmp/no-verify.out"
+tap $? "no --verify: exit 2 with the reason"
+run bad-dev 2 --verify "$ok" --root "$tmp/h1" --devices GPU0,GPU9 &&
+	grep -q '"GPU9" is not a GPU of' "$tmp/bad-dev.out"
+tap $? "--devices with a GPU verify did not test: exit 2, named"
+run dup-dev 2 --verify "$ok" --root "$tmp/h1" --devices GPU0,01:00.0
+tap $? "--devices naming one GPU twice: exit 2"
+run bad-format 2 --verify "$ok" --format yaml
+tap $? "--format yaml: exit 2"
+run missing 1 --verify "$tmp/nonexistent" && grep -q "No such file" "$tmp/missing.out"
+tap $? "an unreadable verify file: exit 1, the error named"
+printf 'hello\n' >"$tmp/empty.txt"
+run not-verify 1 --verify "$tmp/empty.txt" && grep -q "fewer than two GPUs" "$tmp/not-verify.out"
+tap $? "a file that is not verify's output: exit 1, said so"
+run help 0 --help && grep -q "Usage: p2pmap env --verify FILE" "$tmp/help.out"
+tap $? "env --help"
+
+tap_done

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2pmap env --verify FILE [--devices LIST] [--format shell|systemd]
+ *            [--root DIR] [--json]
+ * The environment that p2pmap verify's matrix (FILE: its text output)
+ * allows for NCCL, vLLM and SGLang.  P2P is recommended only when every
+ * direction among the GPUs worked in FILE, its p2pmap link (where it has
+ * one) is mapped now, and that link counted no fault: NCCL has no per-pair
+ * switch, so one bad direction keeps P2P off for all, and each direction
+ * left out is named with the reason.  Links and the PCI tree are read
+ * under DIR/sys (default /).
+ * Exit 0: P2P for every direction; 1: some direction left out, or FILE
+ * unreadable; 2: usage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "json.h"
+#include "link_sysfs.h"
+#include "pciaddr.h"
+#include "verify_result.h"
+
+#define ENV_USAGE "usage: p2pmap env --verify FILE [--devices LIST] [--format shell|systemd] [--root DIR] [--json]"
+#define ENV_MAX_GPUS 64
+
+struct env_gpu {
+	int label;			/* verify's GPUn */
+	char addr[P2PMAP_ADDR_LEN];
+	char root_bus[32];		/* "pci0000:40", or "" unknown */
+};
+
+struct env_dir {
+	const struct env_gpu *from, *to;
+	struct link_sysfs link;
+	bool usable;
+	char why[400];			/* why it is left out */
+};
+
+struct env_plan {
+	const char *verify_path;
+	size_t ngpus, ndirs, usable;
+	struct env_gpu gpus[ENV_MAX_GPUS];
+	struct env_dir dirs[ENV_MAX_GPUS * (ENV_MAX_GPUS - 1)];
+	bool loaded, p2p, cross, cross_unknown;
+	const char *nccl_level;		/* NCCL_P2P_LEVEL to set, or NULL */
+};
+
+static struct env_gpu *gpu_find(struct env_plan *pl, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < pl->ngpus; i++)
+		if (!strcmp(pl->gpus[i].addr, addr))
+			return &pl->gpus[i];
+	return NULL;
+}
+
+static int gpu_add(struct env_plan *pl, int label, const char *addr)
+{
+	struct env_gpu *g;
+
+	if (gpu_find(pl, addr))
+		return 0;
+	if (pl->ngpus == ENV_MAX_GPUS)
+		return -E2BIG;
+	g = &pl->gpus[pl->ngpus++];
+	g->label = label;
+	snprintf(g->addr, sizeof(g->addr), "%s", addr);
+	return 0;
+}
+
+static int by_label(const void *a, const void *b)
+{
+	const struct env_gpu *x = a, *y = b;
+
+	return x->label - y->label;
+}
+
+/* The GPUs of verify's output, in its order. */
+static int gpus_from_verify(struct env_plan *pl, const struct verify_result *vr)
+{
+	size_t i;
+
+	for (i = 0; i < vr->n; i++)
+		if (gpu_add(pl, vr->v[i].from_gpu, vr->v[i].from) ||
+		    gpu_add(pl, vr->v[i].to_gpu, vr->v[i].to))
+			return -E2BIG;
+	qsort(pl->gpus, pl->ngpus, sizeof(pl->gpus[0]), by_label);
+	return 0;
+}
+
+/* --devices: verify's GPUs named by PCI address or GPUn, in that order. */
+static int gpus_select(struct env_plan *pl, const char *list)
+{
+	struct env_gpu picked[ENV_MAX_GPUS];
+	char *copy = strdup(list), *tok, *save = NULL;
+	char addr[P2PMAP_ADDR_LEN], err[96];
+	size_t n = 0, i;
+	int label, ret = 0;
+	char *end;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		const struct env_gpu *g = NULL;
+
+		if (!strncmp(tok, "GPU", 3)) {
+			label = (int)strtol(tok + 3, &end, 10);
+			for (i = 0; !*end && end != tok + 3 && i < pl->ngpus; i++)
+				if (pl->gpus[i].label == label)
+					g = &pl->gpus[i];
+		} else if (!pciaddr_parse(tok, addr, err, sizeof(err))) {
+			g = gpu_find(pl, addr);
+		}
+		for (i = 0; g && i < n; i++)
+			if (!strcmp(picked[i].addr, g->addr))
+				g = NULL;
+		if (!g) {
+			fprintf(stderr, "p2pmap: env: --devices: \"%s\" is not a GPU of %s (once each, as a PCI address or GPUn)\n",
+				tok, pl->verify_path);
+			ret = -EINVAL;
+		} else {
+			picked[n++] = *g;
+		}
+	}
+	free(copy);
+	if (ret)
+		return ret;
+	memcpy(pl->gpus, picked, n * sizeof(picked[0]));
+	pl->ngpus = n;
+	return 0;
+}
+
+/* One direction: usable, or why not. */
+static void judge(struct env_plan *pl, const struct verify_result *vr,
+		  const char *root, struct env_dir *d)
+{
+	const struct verify_verdict *v;
+	struct link_sysfs *l = &d->link;
+	char why[sizeof(d->why)] = "";
+
+	v = verify_result_find(vr, d->from->addr, d->to->addr);
+	link_sysfs_read(root, d->from->addr, d->to->addr, l);
+	if (!v)
+		snprintf(why, sizeof(why), "not in %s", pl->verify_path);
+	else if (strcmp(v->what, "works"))
+		snprintf(why, sizeof(why), "verify found it %s%s%s", v->what,
+			 v->detail[0] ? " " : "", v->detail);
+	else if (!pl->loaded)
+		snprintf(why, sizeof(why),
+			 "p2pmap is not loaded: the links verify ran with are not mapped now");
+	else if (l->exists && strcmp(l->state, "mapped"))
+		snprintf(why, sizeof(why), "its p2pmap link is %s%s%s",
+			 l->state, l->reason[0] ? ": " : "", l->reason);
+	else if (l->exists && l->has_faults && l->faults)
+		snprintf(why, sizeof(why),
+			 "its p2pmap link counted %" PRIu64 " IOMMU fault(s) since p2pmap loaded (p2pmap faults)",
+			 l->faults);
+	d->usable = !why[0];
+	memcpy(d->why, why, sizeof(why));
+}
+
+static void plan(struct env_plan *pl, const struct verify_result *vr,
+		 const char *root)
+{
+	struct env_dir *d;
+	size_t i, j;
+
+	pl->loaded = link_sysfs_loaded(root);
+	for (i = 0; i < pl->ngpus; i++)
+		if (link_sysfs_root_bus(root, pl->gpus[i].addr,
+					pl->gpus[i].root_bus,
+					sizeof(pl->gpus[i].root_bus)))
+			pl->gpus[i].root_bus[0] = '\0';
+	for (i = 0; i < pl->ngpus; i++) {
+		for (j = 0; j < pl->ngpus; j++) {
+			if (i == j)
+				continue;
+			d = &pl->dirs[pl->ndirs++];
+			memset(d, 0, sizeof(*d));
+			d->from = &pl->gpus[i];
+			d->to = &pl->gpus[j];
+			judge(pl, vr, root, d);
+			pl->usable += d->usable;
+			if (!d->from->root_bus[0] || !d->to->root_bus[0])
+				pl->cross_unknown = true;
+			else if (strcmp(d->from->root_bus, d->to->root_bus))
+				pl->cross = true;
+		}
+	}
+	pl->p2p = pl->ndirs && pl->usable == pl->ndirs;
+	/*
+	 * NCCL 2.23+ keeps P2P within one host bridge (PXB) on AMD hosts
+	 * with more than two GPUs; SYS lets it cross, which is safe here
+	 * because every direction among these GPUs was verified.
+	 */
+	if (pl->p2p && (pl->cross || pl->cross_unknown))
+		pl->nccl_level = "SYS";
+}
+
+enum env_format { ENV_SHELL, ENV_SYSTEMD };
+
+static void put_var(enum env_format fmt, const char *name, const char *value)
+{
+	if (fmt == ENV_SYSTEMD && value)
+		printf("Environment=%s=%s\n", name, value);
+	else if (fmt == ENV_SYSTEMD)
+		printf("UnsetEnvironment=%s\n", name);
+	else if (value)
+		printf("export %s=%s\n", name, value);
+	else
+		printf("unset %s\n", name);
+}
+
+static void print_text(const struct env_plan *pl, enum env_format fmt)
+{
+	const struct env_dir *d;
+	size_t i;
+
+	printf("# p2pmap env: %zu GPUs from %s (", pl->ngpus, pl->verify_path);
+	for (i = 0; i < pl->ngpus; i++)
+		printf("%sGPU%d %s", i ? ", " : "", pl->gpus[i].label,
+		       pl->gpus[i].addr);
+	printf("): %zu of %zu directions usable\n", pl->usable, pl->ndirs);
+	if (!pl->loaded)
+		printf("# left out: every direction verify found working: p2pmap is not loaded, so the links verify ran with are not mapped now\n");
+	for (i = 0; i < pl->ndirs; i++) {
+		d = &pl->dirs[i];
+		if (!d->usable && (pl->loaded || strncmp(d->why, "p2pmap is", 9)))
+			printf("# left out: GPU%d (%s) -> GPU%d (%s): %s\n",
+			       d->from->label, d->from->addr, d->to->label,
+			       d->to->addr, d->why);
+	}
+	if (fmt == ENV_SYSTEMD)
+		printf("# a drop-in for the inference server's unit, e.g.\n"
+		       "# /etc/systemd/system/UNIT.service.d/p2pmap.conf\n"
+		       "[Service]\n");
+	if (pl->p2p) {
+		printf("# P2P on: every direction worked in verify, its link is mapped and counted no fault\n");
+		put_var(fmt, "NCCL_P2P_DISABLE", NULL);
+	} else {
+		printf("# P2P stays off: NCCL has no per-pair switch, and the directions above are not usable\n");
+		put_var(fmt, "NCCL_P2P_DISABLE", "1");
+	}
+	if (pl->nccl_level) {
+		if (pl->cross)
+			printf("# the GPUs sit under different PCI root complexes: NCCL 2.23+ would keep P2P within one (PXB)\n");
+		else
+			printf("# the GPUs' PCI root complexes could not be read: NCCL 2.23+ may keep P2P within one (PXB)\n");
+		put_var(fmt, "NCCL_P2P_LEVEL", pl->nccl_level);
+	}
+	printf("# vLLM reads the cache p2pmap verify wrote (--vllm-cache) only with this; its default trusts cuDeviceCanAccessPeer, which ignores the IOMMU\n");
+	put_var(fmt, "VLLM_SKIP_P2P_CHECK", "0");
+	printf("# SGLang runs its own P2P test by default (SGLANG_SKIP_P2P_CHECK unset): nothing to set\n");
+}
+
+static void print_json(const struct env_plan *pl)
+{
+	const struct env_dir *d;
+	struct json j;
+	size_t i;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_key(&j, "verify");
+	json_str(&j, pl->verify_path);
+	json_key(&j, "module_loaded");
+	json_bool(&j, pl->loaded);
+	json_key(&j, "devices");
+	json_arr_begin(&j);
+	for (i = 0; i < pl->ngpus; i++) {
+		json_obj_begin(&j);
+		json_key(&j, "gpu");
+		json_s64(&j, pl->gpus[i].label);
+		json_key(&j, "pci");
+		json_str(&j, pl->gpus[i].addr);
+		json_key(&j, "root_bus");
+		json_str_or_null(&j, pl->gpus[i].root_bus);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "directions");
+	json_u64(&j, pl->ndirs);
+	json_key(&j, "usable");
+	json_u64(&j, pl->usable);
+	json_key(&j, "p2p");
+	json_bool(&j, pl->p2p);
+	json_key(&j, "pairs");
+	json_arr_begin(&j);
+	for (i = 0; i < pl->ndirs; i++) {
+		d = &pl->dirs[i];
+		json_obj_begin(&j);
+		json_key(&j, "from");
+		json_str(&j, d->from->addr);
+		json_key(&j, "to");
+		json_str(&j, d->to->addr);
+		json_key(&j, "usable");
+		json_bool(&j, d->usable);
+		json_key(&j, "link_state");
+		json_str(&j, d->link.exists ? d->link.state : NULL);
+		json_key_u64_or_null(&j, "faults",
+				     d->link.exists && d->link.has_faults,
+				     d->link.faults);
+		json_key(&j, "why");
+		json_str_or_null(&j, d->why);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "set");
+	json_obj_begin(&j);
+	if (!pl->p2p) {
+		json_key(&j, "NCCL_P2P_DISABLE");
+		json_str(&j, "1");
+	}
+	if (pl->nccl_level) {
+		json_key(&j, "NCCL_P2P_LEVEL");
+		json_str(&j, pl->nccl_level);
+	}
+	json_key(&j, "VLLM_SKIP_P2P_CHECK");
+	json_str(&j, "0");
+	json_obj_end(&j);
+	json_key(&j, "unset");
+	json_arr_begin(&j);
+	if (pl->p2p)
+		json_str(&j, "NCCL_P2P_DISABLE");
+	json_arr_end(&j);
+	json_obj_end(&j);
+	putchar('\n');
+}
+
+int cmd_env(int argc, char **argv)
+{
+	const char *devices = NULL, *root = "";
+	struct verify_result *vr = calloc(1, sizeof(*vr));
+	struct env_plan *pl = calloc(1, sizeof(*pl));
+	enum env_format fmt = ENV_SHELL;
+	int ret = EXIT_RUNTIME, i, err;
+	bool json = false;
+
+	if (!vr || !pl) {
+		fprintf(stderr, "p2pmap: out of memory\n");
+		goto out;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--verify") && i + 1 < argc) {
+			pl->verify_path = argv[++i];
+		} else if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
+			devices = argv[++i];
+		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
+			root = argv[++i];
+		} else if (!strcmp(argv[i], "--format") && i + 1 < argc &&
+			   (!strcmp(argv[i + 1], "shell") ||
+			    !strcmp(argv[i + 1], "systemd"))) {
+			fmt = strcmp(argv[++i], "shell") ? ENV_SYSTEMD : ENV_SHELL;
+		} else {
+			fprintf(stderr, "p2pmap: env: bad argument \"%s\"; %s\n",
+				argv[i], ENV_USAGE);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!pl->verify_path) {
+		fprintf(stderr, "p2pmap: env needs p2pmap verify's output (p2pmap verify > FILE); %s\n",
+			ENV_USAGE);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (!strcmp(root, "/"))
+		root = "";
+	err = verify_result_read(pl->verify_path, vr);
+	if (err) {
+		fprintf(stderr, "p2pmap: env: %s: %s\n", pl->verify_path,
+			strerror(-err));
+		goto out;
+	}
+	if (gpus_from_verify(pl, vr)) {
+		fprintf(stderr, "p2pmap: env: %s names more than %d GPUs\n",
+			pl->verify_path, ENV_MAX_GPUS);
+		goto out;
+	}
+	if (devices && gpus_select(pl, devices)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (pl->ngpus < 2) {
+		fprintf(stderr, "p2pmap: env: %s has fewer than two GPUs to judge (is it p2pmap verify's output?)\n",
+			pl->verify_path);
+		goto out;
+	}
+	plan(pl, vr, root);
+	if (json)
+		print_json(pl);
+	else
+		print_text(pl, fmt);
+	ret = pl->p2p ? EXIT_OK : EXIT_RUNTIME;
+out:
+	free(vr);
+	free(pl);
+	return ret;
+}

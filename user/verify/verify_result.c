@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading back "p2pmap verify"'s text output (verify_result.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "verify_result.h"
+
+/*
+ * "works", "faulted [write: ...]": the verdict is the words before any
+ * " (" or " ["; the rest is its detail.
+ */
+static void verdict_set(struct verify_verdict *v, const char *rest)
+{
+	size_t len = strcspn(rest, "\n");
+	const char *paren = strstr(rest, " ("), *brack = strstr(rest, " [");
+	const char *cut = paren && (!brack || paren < brack) ? paren : brack;
+
+	if (cut && (size_t)(cut - rest) < len) {
+		snprintf(v->detail, sizeof(v->detail), "%.*s",
+			 (int)(len - (cut + 1 - rest)), cut + 1);
+		len = cut - rest;
+	}
+	snprintf(v->what, sizeof(v->what), "%.*s", (int)len, rest);
+}
+
+int verify_result_read(const char *path, struct verify_result *vr)
+{
+	struct verify_verdict *v;
+	char line[1024];
+	const char *rest;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f) && vr->n < VERIFY_RESULT_MAX) {
+		v = &vr->v[vr->n];
+		memset(v, 0, sizeof(*v));
+		if (sscanf(line, "GPU%d (%16[^)]) -> GPU%d (%16[^)]): ",
+			   &v->from_gpu, v->from, &v->to_gpu, v->to) != 4)
+			continue;
+		rest = strstr(line, "): ");
+		if (!rest)
+			continue;
+		verdict_set(v, rest + 3);
+		if (v->what[0])
+			vr->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+const struct verify_verdict *verify_result_find(const struct verify_result *vr,
+						const char *from,
+						const char *to)
+{
+	size_t i;
+
+	for (i = 0; i < vr->n; i++)
+		if (!strcmp(vr->v[i].from, from) && !strcmp(vr->v[i].to, to))
+			return &vr->v[i];
+	return NULL;
+}
