@@ -140,4 +140,23 @@ if [ -e "$root/boot/vmlinuz-$kver" ] && [ -e "$root/p2pmap/kmod/p2pmap.ko" ]; th
 	tap $? "test driver, debug module and initramfs for $kver"
 	echo "# vm-kernel $kver $root/boot/vmlinuz-$kver"
 fi
+# With P2PMAP_NEWER_QEMU=1, QEMU from trixie-backports (11.x) goes into the
+# chroot too: its amd-iommu translates devices behind boot-time root ports
+# and host bridges (dma-remap=on) and logs real IO_PAGE_FAULT events, which
+# QEMU 7.2's does not.  tests/vm/run-vm.sh runs it with
+# P2PMAP_VM_QEMU_ROOT=build/trixie.
+if [ "${P2PMAP_NEWER_QEMU:-0}" = 1 ]; then
+	if [ ! -e "$root/.p2pmap-qemu" ] || [ "${1:-}" = --update ]; then
+		in_root apt-get install -y -q --no-install-recommends \
+			-t trixie-backports qemu-system-x86 >>"$log" 2>&1 &&
+			touch "$root/.p2pmap-qemu"
+	fi
+	qver=$(in_root qemu-system-x86_64 --version 2>/dev/null |
+	       sed -n 's/^QEMU emulator version \([0-9.]*\).*/\1/p')
+	in_root qemu-system-x86_64 -device amd-iommu,help 2>/dev/null |
+		grep -q 'dma-remap='
+	tap $? "QEMU from trixie-backports in build/trixie (${qver:-none}) has amd-iommu's dma-remap"
+	[ -e "$root/.p2pmap-qemu" ] && [ -n "$qver" ] &&
+		echo "# vm-qemu $root $qver"
+fi
 echo "# newer-kernel.sh took $((SECONDS - start)) s"

@@ -171,7 +171,13 @@ if [ -n "$E" ]; then
 	echo "# pressure with nothing reserved: $res"
 	check "negative control: with nothing reserved the pressure test sees collisions" \
 		test "$(echo "$res" | sed 's/.*overlaps=\([0-9]*\).*/\1/')" -gt 0
-	p2pmap link add $C $E >/dev/null
+	before=$(p2pt nodes $C "$(bar0 $E)" 0x100000 | cut -d' ' -f1)
+	out=$(p2pmap link add $C $E 2>&1)
+	echo "# link add C E: $out (E's BAR in C's IOVA tree before: $before)"
+	check "link add C E with reserve=none maps" \
+		sh -c "echo '$out' | grep -q ': mapped'"
+	expect "... and its guard reserved E's BAR in C's allocator" \
+		"$(p2pt nodes $C "$(bar0 $E)" 0x100000 | cut -d' ' -f1)" nodes=1
 	res=$(p2pt pressure $C $E 260)
 	echo "# pressure with the link's guard alone: $res"
 	check "the link's guard alone (reserve=none) keeps the pressure out of E's BAR" \

@@ -34,9 +34,29 @@ edu="edu,dma_mask=0xffffffffffffffff"
 smp=2 cpu=qemu64
 [ "$topo" = numa2 ] && smp=2,sockets=2,cores=1,threads=1	# a socket per node
 [ "$topo" = bigbar ] && cpu=qemu64,phys-bits=44	# room for 64 GiB BARs
+kernel=${P2PMAP_VM_KERNEL:-/boot/vmlinuz-$kver}
+# P2PMAP_VM_QEMU_ROOT=DIR: the QEMU installed in the chroot DIR (QEMU 11
+# from trixie-backports, tests/newer-kernel.sh P2PMAP_NEWER_QEMU=1), run
+# by chroot-qemu.sh in a mount namespace of its own that sees build/ at the
+# same path; a kernel from elsewhere (/boot) is copied under build/ first.
+qemu=(qemu-system-x86_64)
+if [ -n "${P2PMAP_VM_QEMU_ROOT:-}" ]; then
+	build=$(cd "$(dirname "$0")/../.." && pwd)/build
+	kernel=$(realpath "$kernel")
+	case $kernel in
+	"$build"/*) ;;
+	*)	mkdir -p "$build/vm-kernels"
+		cp -u "$kernel" "$build/vm-kernels/"
+		kernel=$build/vm-kernels/$(basename "$kernel") ;;
+	esac
+	# Paths QEMU opens must be absolute and under build/.
+	initrd=$(realpath "$initrd") log=$(realpath -m "$log")
+	qemu=(unshare --mount --propagation private
+	      "$(dirname "$0")/chroot-qemu.sh" "$P2PMAP_VM_QEMU_ROOT" "$build")
+fi
 args=(-accel tcg -machine q35 -cpu "$cpu" -smp "$smp" -m 1024
       -nographic -nodefaults -serial stdio -no-reboot
-      -kernel "${P2PMAP_VM_KERNEL:-/boot/vmlinuz-$kver}" -initrd "$initrd")
+      -kernel "$kernel" -initrd "$initrd")
 append="console=ttyS0 panic=-1 quiet loglevel=5 vm.iommu=$iommu"
 if [ "${P2PMAP_VM_BATCH:-0}" = 1 ]; then
 	append+=" vm.suite=batch vm.suites=$suite"
@@ -47,7 +67,13 @@ fi
 case $iommu in
 vtd)	args+=(-device intel-iommu,intremap=off,aw-bits=48)
 	append+=" intel_iommu=on" ;;
-amd)	args+=(-device amd-iommu,intremap=off)
+amd)	# QEMU 11's amd-iommu translates only with dma-remap=on (QEMU 7.2
+	# has no such property and always translates).
+	if [ -n "${P2PMAP_VM_QEMU_ROOT:-}" ]; then
+		args+=(-device amd-iommu,intremap=off,dma-remap=on)
+	else
+		args+=(-device amd-iommu,intremap=off)
+	fi
 	append+=" amd_iommu=on" ;;
 *)	echo "run-vm.sh: unknown IOMMU $iommu" >&2; exit 2 ;;
 esac
@@ -128,7 +154,7 @@ boot_watch() {
 	done
 }
 
-timeout "${P2PMAP_VM_TIMEOUT:-600}" qemu-system-x86_64 "${args[@]}" \
+timeout "${P2PMAP_VM_TIMEOUT:-600}" "${qemu[@]}" "${args[@]}" \
 	-append "$append $*" </dev/null >>"$log" 2>&1 &
 qemu=$!
 boot_watch "$qemu" &
