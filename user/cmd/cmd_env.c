@@ -22,7 +22,7 @@
 #include "json.h"
 #include "link_sysfs.h"
 #include "pciaddr.h"
-#include "verify_result.h"
+#include "verify_output.h"
 
 #define ENV_USAGE "usage: p2pmap env --verify FILE [--devices LIST] [--format shell|systemd] [--root DIR] [--json]"
 #define ENV_MAX_GPUS 64
@@ -81,7 +81,7 @@ static int by_label(const void *a, const void *b)
 }
 
 /* The GPUs of verify's output, in its order. */
-static int gpus_from_verify(struct env_plan *pl, const struct verify_result *vr)
+static int gpus_from_verify(struct env_plan *pl, const struct verify_output *vr)
 {
 	size_t i;
 
@@ -137,14 +137,14 @@ static int gpus_select(struct env_plan *pl, const char *list)
 }
 
 /* One direction: usable, or why not. */
-static void judge(struct env_plan *pl, const struct verify_result *vr,
+static void judge(struct env_plan *pl, const struct verify_output *vr,
 		  const char *root, struct env_dir *d)
 {
-	const struct verify_verdict *v;
+	const struct verify_line *v;
 	struct link_sysfs *l = &d->link;
 	char why[sizeof(d->why)] = "";
 
-	v = verify_result_find(vr, d->from->addr, d->to->addr);
+	v = verify_output_find(vr, d->from->addr, d->to->addr);
 	link_sysfs_read(root, d->from->addr, d->to->addr, l);
 	if (!v)
 		snprintf(why, sizeof(why), "not in %s", pl->verify_path);
@@ -165,7 +165,7 @@ static void judge(struct env_plan *pl, const struct verify_result *vr,
 	memcpy(d->why, why, sizeof(why));
 }
 
-static void plan(struct env_plan *pl, const struct verify_result *vr,
+static void plan(struct env_plan *pl, const struct verify_output *vr,
 		 const char *root)
 {
 	struct env_dir *d;
@@ -336,7 +336,7 @@ static void print_json(const struct env_plan *pl)
 int cmd_env(int argc, char **argv)
 {
 	const char *devices = NULL, *root = "";
-	struct verify_result *vr = calloc(1, sizeof(*vr));
+	struct verify_output *vr = calloc(1, sizeof(*vr));
 	struct env_plan *pl = calloc(1, sizeof(*pl));
 	enum env_format fmt = ENV_SHELL;
 	int ret = EXIT_RUNTIME, i, err;
@@ -374,7 +374,7 @@ int cmd_env(int argc, char **argv)
 	}
 	if (!strcmp(root, "/"))
 		root = "";
-	err = verify_result_read(pl->verify_path, vr);
+	err = verify_output_read(pl->verify_path, vr);
 	if (err) {
 		fprintf(stderr, "p2pmap: env: %s: %s\n", pl->verify_path,
 			strerror(-err));

@@ -15,14 +15,14 @@
 #include "cmd.h"
 #include "json.h"
 #include "nccl_log.h"
-#include "verify_result.h"
+#include "verify_output.h"
 
 #define NCCL_USAGE "usage: p2pmap nccl-check LOG [--verify FILE] [--json]"
 /* The verdict's words for @from -> @to, or NULL. */
-static const char *verdict_of(const struct verify_result *vr, const char *from,
+static const char *verdict_of(const struct verify_output *vr, const char *from,
 			      const char *to)
 {
-	const struct verify_verdict *v = verify_result_find(vr, from, to);
+	const struct verify_line *v = verify_output_find(vr, from, to);
 
 	return v ? v->what : NULL;
 }
@@ -56,7 +56,7 @@ struct finding {
 	const char *flag;		/* NULL: nothing to say */
 };
 
-static void judge(const struct nccl_log *log, const struct verify_result *vs,
+static void judge(const struct nccl_log *log, const struct verify_output *vs,
 		  const struct nccl_pair *p, struct finding *fd)
 {
 	bool p2p = p->classes & (1u << NCCL_P2P);
@@ -181,7 +181,7 @@ static int by_ranks(const void *a, const void *b)
 int cmd_nccl_check(int argc, char **argv)
 {
 	const char *logpath = NULL, *vpath = NULL;
-	struct verify_result *vs = calloc(1, sizeof(*vs));
+	struct verify_output *vs = calloc(1, sizeof(*vs));
 	struct nccl_log *log = calloc(1, sizeof(*log));
 	struct finding *fd = NULL;
 	unsigned int flags = 0;
@@ -212,7 +212,7 @@ int cmd_nccl_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	err = vpath ? verify_result_read(vpath, vs) : 0;
+	err = vpath ? verify_output_read(vpath, vs) : 0;
 	if (err) {
 		fprintf(stderr, "p2pmap: nccl-check: %s: %s\n", vpath,
 			strerror(-err));

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading back "p2pmap verify"'s text output (verify_result.h). */
+/* Reading back "p2pmap verify"'s text output (verify_output.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "verify_result.h"
+#include "verify_output.h"
 
 /*
  * "works", "faulted [write: ...]": the verdict is the words before any
  * " (" or " ["; the rest is its detail.
  */
-static void verdict_set(struct verify_verdict *v, const char *rest)
+static void verdict_set(struct verify_line *v, const char *rest)
 {
 	size_t len = strcspn(rest, "\n");
 	const char *paren = strstr(rest, " ("), *brack = strstr(rest, " [");
@@ -24,16 +24,16 @@ static void verdict_set(struct verify_verdict *v, const char *rest)
 	snprintf(v->what, sizeof(v->what), "%.*s", (int)len, rest);
 }
 
-int verify_result_read(const char *path, struct verify_result *vr)
+int verify_output_read(const char *path, struct verify_output *vr)
 {
-	struct verify_verdict *v;
+	struct verify_line *v;
 	char line[1024];
 	const char *rest;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f) && vr->n < VERIFY_RESULT_MAX) {
+	while (fgets(line, sizeof(line), f) && vr->n < VERIFY_OUTPUT_MAX) {
 		v = &vr->v[vr->n];
 		memset(v, 0, sizeof(*v));
 		if (sscanf(line, "GPU%d (%16[^)]) -> GPU%d (%16[^)]): ",
@@ -50,7 +50,7 @@ int verify_result_read(const char *path, struct verify_result *vr)
 	return 0;
 }
 
-const struct verify_verdict *verify_result_find(const struct verify_result *vr,
+const struct verify_line *verify_output_find(const struct verify_output *vr,
 						const char *from,
 						const char *to)
 {
