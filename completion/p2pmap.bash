@@ -140,7 +140,7 @@ _p2pmap()
 		show|check) opts='--file' ;;
 		apply) opts='--file --dry-run' ;;
 		esac ;;
-	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --json' ;;
+	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --bandwidth --json' ;;
 	metrics) opts='--output' ;;
 	nccl-check)
 		if [[ $cur == -* ]]; then opts='--verify --json'

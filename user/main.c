@@ -44,8 +44,9 @@ static const struct {
 		  "           config check [--file PATH | PATH]  read it as the module will at boot\n"
 		  "           config apply [--file PATH] [--dry-run]  add its links to the module now" },
 	{ "verify", cmd_verify, "[--devices 0,1,..] [--size BYTES] [--timeout SECONDS]\n"
-		  "           [--vllm-cache] [--sglang-cache] [--json]  write and read over each\n"
-		  "           CUDA peer direction, check data and fault counters;\n"
+		  "           [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]  write and\n"
+		  "           read over each CUDA peer direction, check data and fault\n"
+		  "           counters (--bandwidth: then time those that work);\n"
 		  "           exit 3: no CUDA driver or fewer than two CUDA devices" },
 	{ "nccl-check", cmd_nccl_check, "LOG [--verify FILE] [--json]  the transport NCCL chose per\n"
 		  "           rank pair (NCCL_DEBUG=INFO log), against p2pmap verify's verdicts" },

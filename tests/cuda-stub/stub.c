@@ -21,6 +21,8 @@
  *	  fault    the copy "succeeds" and the data never arrive, as when the
  *	           DMA faults (p2pmap's fault counters come from elsewhere)
  *	  hang     the copy never completes: cuStreamSynchronize blocks
+ *	  slow     the copy is direct but runs at the speed of a copy staged
+ *	           through the host (a driver that stages it silently)
  *	  init=N   cuInit returns N (100: NO_DEVICE)
  *	No devices, or the variable unset: cuInit returns 100.
  * CUDA_DEVICE_ORDER=PCI_BUS_ID orders the ordinals by bus id, and
@@ -28,9 +30,9 @@
  * orders them, as the real driver does.
  * P2PMAP_CUDA_STUB_LOG=FILE
  *	When the library is unloaded, append "allocations=N contexts=M
- *	peers=E streams=S peer_copies=P staged=T": what is still allocated,
- *	retained, enabled and created, the peer copies made, and those of
- *	them staged through the host.
+ *	peers=E streams=S events=V peer_copies=P staged=T": what is still
+ *	allocated, retained, enabled and created, the peer copies made, and
+ *	those of them staged through the host.
  *
  * As the real driver: after a 700 every call of the process fails with
  * 700 (a sticky error: the context is lost); a context has at most eight
@@ -38,6 +40,13 @@
  * copy whose engine's context has no peer access to the other GPU still
  * succeeds, staged through the host, with correct data (counted in
  * "staged"), so only the caller's own bookkeeping can tell.
+ *
+ * Time: each stream has a clock that its copies advance, a direct peer
+ * copy by 2 us + SIZE at 24 GB/s, a staged one by 12 us + SIZE at 8 GB/s
+ * (host copies are free); cuEventRecord takes the stream's clock and
+ * cuEventElapsedTime the difference, in ms, as the driver reports it.
+ * Two streams run at once: a pair of opposite copies on two GPUs' streams
+ * takes the time of one.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -58,6 +67,13 @@ typedef unsigned long long CUdeviceptr;
 #define MAX_RULES	64
 #define MAX_STREAMS	64
 #define MAX_PEERS	8		/* without NVSwitch */
+#define MAX_EVENTS	64
+
+/* The stub's copy engines: bytes per us and a fixed cost per copy. */
+#define DIRECT_BPUS	24000.0
+#define DIRECT_US	2.0
+#define STAGED_BPUS	8000.0
+#define STAGED_US	12.0
 
 struct CUctx_st {
 	int dev;			/* physical */
@@ -69,10 +85,19 @@ typedef struct CUctx_st *CUcontext;
 struct CUstream_st {
 	CUcontext ctx;			/* NULL: free slot */
 	int hung;			/* a copy on it never completes */
+	double clock_us;		/* when its last copy ends */
 };
 typedef struct CUstream_st *CUstream;
 
-enum { R_REFUSE, R_NOENABLE, R_WRONG, R_ERROR, R_FAULT, R_HANG, R_NR };
+struct CUevent_st {
+	int used, recorded;
+	CUstream stream;		/* where it was recorded */
+	double at_us;
+};
+typedef struct CUevent_st *CUevent;
+
+enum { R_REFUSE, R_NOENABLE, R_WRONG, R_ERROR, R_FAULT, R_HANG, R_SLOW,
+       R_NR };
 enum { OP_WRITE = 1, OP_READ = 2 };
 
 struct rule {
@@ -94,6 +119,7 @@ static struct {
 	struct rule rules[R_NR][MAX_RULES];
 	struct CUctx_st ctx[MAX_DEVS];
 	struct CUstream_st streams[MAX_STREAMS];
+	struct CUevent_st events[MAX_EVENTS];
 	struct alloc allocs[MAX_ALLOCS];
 	unsigned long peer_copies, staged;
 } st = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -105,7 +131,7 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 	static const char * const names[R_NR] = {
 		[R_REFUSE] = "refuse", [R_NOENABLE] = "noenable",
 		[R_WRONG] = "wrong", [R_ERROR] = "error", [R_FAULT] = "fault",
-		[R_HANG] = "hang",
+		[R_HANG] = "hang", [R_SLOW] = "slow",
 	};
 	struct rule *ru;
 	int r, a, b, n;
@@ -459,6 +485,7 @@ static CUresult stream_create(CUstream *s, unsigned int flags)
 		return 2;
 	st.streams[i].ctx = current;
 	st.streams[i].hung = 0;
+	st.streams[i].clock_us = 0;
 	*s = &st.streams[i];
 	return 0;
 }
@@ -600,9 +627,14 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 	other = op == OP_WRITE ? dctx->dev : sctx->dev;
 	if (sctx == dctx || (other != eng && !s->ctx->peer[other])) {
 		st.staged += sctx != dctx;
+		s->clock_us += STAGED_US + size / STAGED_BPUS;
 		memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, size);
 		return 0;
 	}
+	if (rule(R_SLOW, eng, other, op))
+		s->clock_us += STAGED_US + size / STAGED_BPUS;
+	else
+		s->clock_us += DIRECT_US + size / DIRECT_BPUS;
 	if (rule(R_ERROR, eng, other, op)) {
 		st.sticky = 700;
 		return 700;
@@ -658,6 +690,93 @@ EXPORT CUresult cuCtxSynchronize(void)
 	LOCKED(current ? 0 : 201);
 }
 
+static int valid_event(CUevent ev)
+{
+	return ev >= st.events && ev < st.events + MAX_EVENTS && ev->used;
+}
+
+static CUresult event_create(CUevent *ev, unsigned int flags)
+{
+	int i;
+
+	if (!current)
+		return 201;
+	if (flags & ~3u)		/* BLOCKING_SYNC, DISABLE_TIMING */
+		return 1;
+	for (i = 0; i < MAX_EVENTS && st.events[i].used; i++)
+		;
+	if (i == MAX_EVENTS)
+		return 2;
+	memset(&st.events[i], 0, sizeof(st.events[i]));
+	st.events[i].used = 1;
+	*ev = &st.events[i];
+	return 0;
+}
+
+EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags)
+{
+	LOCKED(event_create(ev, flags));
+}
+
+static CUresult event_record(CUevent ev, CUstream s)
+{
+	if (!valid_event(ev))
+		return 400;
+	if (!valid_stream(s))
+		return 400;
+	ev->recorded = 1;
+	ev->stream = s;
+	ev->at_us = s->clock_us;
+	return 0;
+}
+
+EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
+{
+	LOCKED(event_record(ev, s));
+}
+
+EXPORT CUresult cuEventSynchronize(CUevent ev)
+{
+	int hung;
+
+	pthread_mutex_lock(&st.lock);
+	hung = valid_event(ev) && ev->recorded && valid_stream(ev->stream) &&
+	       ev->stream->hung;
+	pthread_mutex_unlock(&st.lock);
+	while (hung)
+		pause();
+	LOCKED(valid_event(ev) ? 0 : 400);
+}
+
+/* 600 NOT_READY for an event never recorded, as the driver says. */
+static CUresult elapsed(float *ms, CUevent a, CUevent b)
+{
+	if (!ms || !valid_event(a) || !valid_event(b))
+		return 400;
+	if (!a->recorded || !b->recorded)
+		return 600;
+	*ms = (float)((b->at_us - a->at_us) / 1000.0);
+	return 0;
+}
+
+EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
+{
+	LOCKED(elapsed(ms, a, b));
+}
+
+static CUresult event_destroy(CUevent ev)
+{
+	if (!valid_event(ev))
+		return 400;
+	ev->used = 0;
+	return 0;
+}
+
+EXPORT CUresult cuEventDestroy_v2(CUevent ev)
+{
+	LOCKED(event_destroy(ev));
+}
+
 static const struct {
 	CUresult err;
 	const char *name, *str;
@@ -672,6 +791,8 @@ static const struct {
 	{ 217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
 	  "peer access is not supported between these two devices" },
 	{ 400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
+	{ 600, "CUDA_ERROR_NOT_READY",
+	  "device not ready" },
 	{ 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
 	  "an illegal memory access was encountered" },
 	{ 704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
@@ -710,7 +831,7 @@ EXPORT CUresult cuGetErrorName(CUresult err, const char **str)
 __attribute__((destructor)) static void stub_report(void)
 {
 	const char *log = getenv("P2PMAP_CUDA_STUB_LOG");
-	int i, j, allocs = 0, ctxs = 0, peers = 0, streams = 0;
+	int i, j, allocs = 0, ctxs = 0, peers = 0, streams = 0, events = 0;
 	FILE *f;
 
 	if (!log || !(f = fopen(log, "a")))
@@ -724,7 +845,10 @@ __attribute__((destructor)) static void stub_report(void)
 	}
 	for (i = 0; i < MAX_STREAMS; i++)
 		streams += !!st.streams[i].ctx;
-	fprintf(f, "allocations=%d contexts=%d peers=%d streams=%d peer_copies=%lu staged=%lu\n",
-		allocs, ctxs, peers, streams, st.peer_copies, st.staged);
+	for (i = 0; i < MAX_EVENTS; i++)
+		events += st.events[i].used;
+	fprintf(f, "allocations=%d contexts=%d peers=%d streams=%d events=%d peer_copies=%lu staged=%lu\n",
+		allocs, ctxs, peers, streams, events, st.peer_copies,
+		st.staged);
 	fclose(f);
 }

@@ -282,6 +282,52 @@ tap $rc "usage errors exit 2 (a device index out of range too)"
 grep -q "no CUDA device 9" "$tmp/usage.err"
 tap $? "a device index out of range is named"
 
+# --bandwidth: timed with CUDA events on the stub's clock (a direct peer
+# copy 2 us + 24 GB/s, a staged one 12 us + 8 GB/s).  2 -> 0 is "slow":
+# direct, but as slow as a staged copy (a driver staging it silently);
+# 1 -> 2 writes wrong data, so it is never timed.
+rm -f "$tmp/stub.log"
+P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0,0000:81:00.0;slow=2->0;wrong=1->2:w" \
+	run bw verify --bandwidth --timeout 5
+b0="GPU0 (0000:01:00.0)" b1="GPU1 (0000:41:00.0)" b2="GPU2 (0000:81:00.0)"
+line bw "bandwidth $b0 -> $b1: 23.97 GB/s, latency 2.0 us (without peer access 7.98 GB/s); both ways at once 47.93 GB/s"
+tap $? "--bandwidth: GB/s with and without peer access, latency, both ways at once for a pair that works both ways"
+line bw "bandwidth $b1 -> $b0: 23.97 GB/s, latency 2.0 us (without peer access 7.98 GB/s)"
+tap $? "... both ways measured once per pair (on its first direction)"
+line bw "bandwidth $b0 -> $b2: 23.97 GB/s, latency 2.0 us (without peer access 7.98 GB/s); both ways at once 15.95 GB/s"
+tap $? "... both ways at once is set by the slower side (2 -> 0)"
+line bw "bandwidth $b2 -> $b0: 7.98 GB/s, latency 12.0 us (without peer access 7.98 GB/s): LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)"
+tap $? "a direction no faster with peer access than a staged copy is flagged"
+! grep -q "^bandwidth $b1 -> $b2" "$tmp/bw.out" && [ "$(grep -c '^bandwidth ' "$tmp/bw.out")" = 5 ]
+tap $? "a direction that does not work is not timed (5 of 6)"
+[ "$(cat "$tmp/bw.rc")" = 1 ]
+tap $? "exit 1 (a direction does not work, one looks staged)"
+python3 - "$tmp/stub.log" <<'PY'
+import sys
+lines = [dict(kv.split("=") for kv in l.split()) for l in open(sys.argv[1])]
+bw = [l for l in lines if l["staged"] == "8"]
+assert len(bw) == 5, lines       # each timing child: 8 staged copies, by design
+assert all(l["allocations"] == l["contexts"] == l["peers"] == l["streams"] ==
+           l["events"] == "0" for l in lines), lines
+PY
+tap $? "each timing child frees, releases, disables and destroys all it took (events too)"
+P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0" run bwok verify --bandwidth --json
+python3 - "$tmp/bwok.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["directions"]:
+    b = r["bandwidth"]
+    assert b["measured"] and b["gbps"] > 20 and b["staged_gbps"] < 9, b
+    assert b["latency_us"] == 2.0 and b["looks_staged"] is False and b["error"] is None, b
+assert d["directions"][0]["bandwidth"]["bidir_gbps"] > 40
+assert d["directions"][1]["bandwidth"]["bidir_gbps"] is None
+PY
+[ $? = 0 ] && [ "$(cat "$tmp/bwok.rc")" = 0 ]
+tap $? "--bandwidth --json: the numbers per direction, exit 0 when every direction is fast"
+P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0" run nobw verify --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(r["bandwidth"] is None for r in d["directions"])' "$tmp/nobw.out"
+tap $? "without --bandwidth, \"bandwidth\": null"
+
 # No CUDA: exit 3.
 P2PMAP_CUDA_STUB="" run nodev verify
 [ "$(cat "$tmp/nodev.rc")" = 3 ] &&

@@ -81,7 +81,8 @@ static int by_label(const void *a, const void *b)
 }
 
 /* The GPUs of verify's output, in its order. */
-static int gpus_from_verify(struct env_plan *pl, const struct verify_output *vr)
+static int gpus_from_verify(struct env_plan *pl,
+			    const struct verify_output *vr)
 {
 	size_t i;
 

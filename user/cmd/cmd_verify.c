@@ -13,13 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bandwidth.h"
 #include "caches.h"
 #include "cmd.h"
 #include "isolate.h"
 #include "verify.h"
 #include "verify_faults.h"
 
-#define VERIFY_USAGE "usage: p2pmap verify [--devices 0,1,...] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--json]"
+#define VERIFY_USAGE "usage: p2pmap verify [--devices 0,1,...] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]"
 
 /* "0,1,3": CUDA indices, distinct. */
 static int parse_devices(const char *s, int *idx, size_t *n)
@@ -85,7 +86,7 @@ struct verify_opts {
 	size_t nidx;
 	uint64_t size;
 	unsigned int timeout;
-	bool json, vllm, sglang;
+	bool json, vllm, sglang, bandwidth;
 };
 
 static int parse_timeout(const char *s, unsigned int *t)
@@ -117,6 +118,8 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 			o->vllm = true;
 		} else if (!strcmp(argv[i], "--sglang-cache")) {
 			o->sglang = true;
+		} else if (!strcmp(argv[i], "--bandwidth")) {
+			o->bandwidth = true;
 		} else if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
 			if (parse_devices(argv[++i], o->idx, &o->nidx) ||
 			    o->nidx < 2) {
@@ -180,6 +183,77 @@ static void copy_child(void *arg, void *out)
 	}
 	verify_copy_run(&api, a->from, a->to, a->op, a->size, c);
 	cuda_unload(&api);
+}
+
+struct bw_arg {
+	int from, to;
+	bool bidir;
+};
+
+static void bw_child(void *arg, void *out)
+{
+	const struct bw_arg *a = arg;
+	struct verify_bw *bw = out;
+	struct cuda_api api;
+
+	memset(bw, 0, sizeof(*bw));
+	if (cuda_load(&api, NULL, bw->cuda_error, sizeof(bw->cuda_error))) {
+		snprintf(bw->cuda_call, sizeof(bw->cuda_call), "dlopen");
+		bw->cuda_code = -1;
+		return;
+	}
+	verify_bw_run(&api, a->from, a->to, a->bidir, bw);
+	cuda_unload(&api);
+}
+
+/* The direction @to -> @from among the @n results, or NULL. */
+static const struct verify_result *reverse(const struct verify_result *r,
+					   size_t n,
+					   const struct verify_result *d)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (r[i].from == d->to && r[i].to == d->from)
+			return &r[i];
+	return NULL;
+}
+
+/*
+ * --bandwidth, after every verdict is in: only directions that work are
+ * timed (a broken one could fault or hang again); both at once for the
+ * first of two directions that both work.  Exit 1 when one looks staged.
+ */
+static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
+			 size_t n)
+{
+	const struct verify_result *rev;
+	enum isolate_status st;
+	struct bw_arg arg;
+	int ret = EXIT_OK;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].verdict != VERIFY_WORKS)
+			continue;
+		rev = reverse(r, n, &r[i]);
+		arg.from = r[i].from->index;
+		arg.to = r[i].to->index;
+		arg.bidir = rev && rev > &r[i] && rev->verdict == VERIFY_WORKS;
+		st = isolate_run(bw_child, &arg, &r[i].bw, sizeof(r[i].bw),
+				 o->timeout, r[i].bw_error,
+				 sizeof(r[i].bw_error));
+		if (st != ISOLATE_OK)
+			memset(&r[i].bw, 0, sizeof(r[i].bw));
+		r[i].has_bw = true;
+		if (!r[i].bw.measured || verify_bw_looks_staged(&r[i].bw))
+			ret = EXIT_RUNTIME;
+		if (!o->json) {
+			verify_format_bandwidth(stdout, &r[i]);
+			fflush(stdout);
+		}
+	}
+	return ret;
 }
 
 /*
@@ -378,6 +452,8 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 			n++;
 		}
 	}
+	if (o->bandwidth && run_bandwidth(o, r, n))
+		ret = EXIT_RUNTIME;
 	caches.order = order && !strcmp(order, "PCI_BUS_ID") ? "PCI_BUS_ID" :
 							       "FASTEST_FIRST";
 	problem = verify_order_problem(order, getenv("CUDA_VISIBLE_DEVICES"),

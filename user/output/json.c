@@ -155,6 +155,17 @@ void json_u64(struct json *j, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+void json_double_or_null(struct json *j, bool has, double v)
+{
+	/* JSON has no NaN or infinity. */
+	if (!has || v != v || v > 1e300 || v < -1e300) {
+		json_null(j);
+		return;
+	}
+	sep(j);
+	fprintf(j->f, "%.3f", v);
+}
+
 void json_key_u64_or_null(struct json *j, const char *key, bool has,
 			  uint64_t v)
 {

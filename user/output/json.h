@@ -41,6 +41,8 @@ void json_null(struct json *j);
 /* "@key": @v, or "@key": null when !@has (a counter not known). */
 void json_key_u64_or_null(struct json *j, const char *key, bool has,
 			  uint64_t v);
+/* A measurement with 3 decimals; null when !@has (or not finite). */
+void json_double_or_null(struct json *j, bool has, double v);
 /* "0x<hex>": addresses survive readers that hold numbers as doubles. */
 void json_hex(struct json *j, uint64_t v);
 

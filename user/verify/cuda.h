@@ -19,10 +19,12 @@ typedef int CUresult;
 typedef int CUdevice;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
 #endif
 
 #define CUDA_SUCCESS_				0
+#define CU_STREAM_NON_BLOCKING			0x1
 #define CUDA_ERR_NO_DEVICE			100
 #define CUDA_ERR_PEER_ACCESS_UNSUPPORTED	217
 #define CUDA_ERR_PEER_ACCESS_ALREADY_ENABLED	704
@@ -62,16 +64,24 @@ typedef unsigned long long CUdeviceptr;
 	  (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src,		\
 	   CUcontext src_ctx, size_t size, CUstream stream))		\
 	X(CtxSynchronize, cuCtxSynchronize, (void))			\
+	X(EventCreate, cuEventCreate, (CUevent *ev, unsigned int flags)) \
+	X(EventRecord, cuEventRecord, (CUevent ev, CUstream stream))	\
+	X(EventSynchronize, cuEventSynchronize, (CUevent ev))		\
+	X(EventElapsedTime, cuEventElapsedTime_v2,			\
+	  (float *ms, CUevent start, CUevent end))			\
+	X(EventDestroy, cuEventDestroy_v2, (CUevent ev))		\
 	X(GetErrorName, cuGetErrorName, (CUresult err, const char **str)) \
 	X(GetErrorString, cuGetErrorString,				\
 	  (CUresult err, const char **str))
 
 /*
- * Older drivers lack cuDevicePrimaryCtxRelease_v2: the legacy entry point
- * (same arguments) stands in for it.
+ * Older drivers lack cuDevicePrimaryCtxRelease_v2 (and, before CUDA 12.8,
+ * cuEventElapsedTime_v2): the legacy entry points (same arguments) stand
+ * in for them.
  */
 #define CUDA_FALLBACKS(X)						\
-	X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease)
+	X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease)		\
+	X(EventElapsedTime, cuEventElapsedTime)
 
 #define CUDA_FN_MEMBER(field, sym, args) CUresult (*field) args;
 

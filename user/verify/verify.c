@@ -6,8 +6,8 @@
 
 #include "json.h"
 #include "verify.h"
+#include "bandwidth.h"
 
-#define CU_STREAM_NON_BLOCKING	0x1
 
 enum verify_verdict verify_decide(const struct verify_op_result *o)
 {
@@ -345,6 +345,28 @@ void verify_format_result(FILE *f, const struct verify_result *r)
 	fputc('\n', f);
 }
 
+void verify_format_bandwidth(FILE *f, const struct verify_result *r)
+{
+	const struct verify_bw *bw = &r->bw;
+
+	fprintf(f, "bandwidth GPU%d (%s) -> GPU%d (%s): ", r->from->index,
+		r->from->pci, r->to->index, r->to->pci);
+	if (!bw->measured) {
+		fprintf(f, "not measured (%s%s%s)\n",
+			bw->cuda_call[0] ? bw->cuda_call : "",
+			bw->cuda_call[0] ? ": " : "",
+			bw->cuda_call[0] ? bw->cuda_error : r->bw_error);
+		return;
+	}
+	fprintf(f, "%.2f GB/s, latency %.1f us (without peer access %.2f GB/s)",
+		bw->gbps, bw->latency_us, bw->staged_gbps);
+	if (bw->has_bidir)
+		fprintf(f, "; both ways at once %.2f GB/s", bw->bidir_gbps);
+	if (verify_bw_looks_staged(bw))
+		fprintf(f, ": LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)");
+	fputc('\n', f);
+}
+
 static size_t count_working(const struct verify_result *r, size_t n)
 {
 	size_t i, w = 0;
@@ -382,6 +404,35 @@ static void json_op_fields(struct json *j, const struct verify_op_result *o)
 		json_null(j);
 }
 
+/* "bandwidth": null without --bandwidth or for a broken direction. */
+static void json_bw(struct json *j, const struct verify_result *r)
+{
+	const struct verify_bw *bw = &r->bw;
+
+	json_key(j, "bandwidth");
+	if (!r->has_bw) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_key(j, "measured");
+	json_bool(j, bw->measured);
+	json_key(j, "gbps");
+	json_double_or_null(j, bw->measured, bw->gbps);
+	json_key(j, "staged_gbps");
+	json_double_or_null(j, bw->measured, bw->staged_gbps);
+	json_key(j, "latency_us");
+	json_double_or_null(j, bw->measured, bw->latency_us);
+	json_key(j, "bidir_gbps");
+	json_double_or_null(j, bw->measured && bw->has_bidir, bw->bidir_gbps);
+	json_key(j, "looks_staged");
+	json_bool(j, verify_bw_looks_staged(bw));
+	json_key(j, "error");
+	json_str_or_null(j, bw->measured ? NULL :
+			 bw->cuda_call[0] ? bw->cuda_error : r->bw_error);
+	json_obj_end(j);
+}
+
 /* The operation that decided the direction's verdict (write on a tie). */
 static const struct verify_op_result *deciding(const struct verify_result *r)
 {
@@ -414,6 +465,7 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 		json_str(&j, verify_verdict_name(r[i].verdict));
 		/* Before write/read existed: the deciding operation's. */
 		json_op_fields(&j, deciding(&r[i]));
+		json_bw(&j, &r[i]);
 		for (op = 0; op < VERIFY_NR_OPS; op++) {
 			json_key(&j, verify_op_name(op));
 			json_obj_begin(&j);

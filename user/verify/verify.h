@@ -80,6 +80,19 @@ struct verify_op_result {
 	char child_error[VERIFY_ERR_LEN]; /* the child died: how, or "" */
 };
 
+/* verify --bandwidth's numbers for one direction (verify/bandwidth.h). */
+struct verify_bw {
+	bool measured;
+	char cuda_call[32];		/* the call that failed, or "" */
+	CUresult cuda_code;
+	char cuda_error[VERIFY_ERR_LEN];
+	double gbps;			/* with peer access from the initiator */
+	double staged_gbps;		/* without: CUDA stages the copy */
+	double latency_us;		/* a 4-byte copy, with peer access */
+	bool has_bidir;
+	double bidir_gbps;		/* both GPUs copying to each other */
+};
+
 /* One direction: @from is the initiator. */
 struct verify_result {
 	const struct verify_gpu *from, *to;
@@ -87,6 +100,9 @@ struct verify_result {
 	unsigned int timeout;		/* seconds per operation */
 	enum verify_verdict verdict;	/* the worse of the two */
 	struct verify_op_result op[VERIFY_NR_OPS];
+	bool has_bw;			/* --bandwidth ran on it */
+	struct verify_bw bw;
+	char bw_error[VERIFY_ERR_LEN];	/* its child died: how, or "" */
 };
 
 /*
@@ -156,6 +172,13 @@ struct verify_caches {
 	const char *vllm, *sglang;
 	const char *order;		/* "PCI_BUS_ID" or "FASTEST_FIRST" */
 };
+
+/*
+ * "bandwidth GPU0 (..) -> GPU1 (..): 24.00 GB/s, latency 2.0 us (without
+ * peer access 8.00 GB/s)[; both ways at once 48.00 GB/s]", flagged when
+ * it looks staged; "not measured (...)" when its child failed.
+ */
+void verify_format_bandwidth(FILE *f, const struct verify_result *r);
 
 /* The --json document. */
 void verify_json(FILE *f, const struct verify_result *r, size_t n,
