@@ -133,11 +133,45 @@ static double timed(const struct cuda_api *api, struct verify_bw *bw,
 	return ms < 0 ? -1 : gbps(VERIFY_BW_SIZE * VERIFY_BW_REPS, ms);
 }
 
+/* A hundred 4-byte copies with peer access: the latency of one. */
+static bool latency(const struct cuda_api *api, struct verify_bw *bw,
+		    struct bw_side *a, struct bw_side *b)
+{
+	double ms;
+
+	if (!issue(api, bw, a, b, 4, VERIFY_LAT_REPS))
+		return false;
+	ms = elapsed_ms(api, bw, a);
+	if (ms < 0)
+		return false;
+	bw->latency_us = ms * 1000.0 / VERIFY_LAT_REPS;
+	return true;
+}
+
+/* Both engines at once; the slower side sets the time. */
+static bool both_ways(const struct cuda_api *api, struct verify_bw *bw,
+		      struct bw_side *a, struct bw_side *b)
+{
+	double ms_a, ms_b;
+
+	if (!enable(api, bw, b, a) ||
+	    !issue(api, bw, a, b, VERIFY_BW_SIZE, VERIFY_BW_REPS) ||
+	    !issue(api, bw, b, a, VERIFY_BW_SIZE, VERIFY_BW_REPS))
+		return false;
+	ms_a = elapsed_ms(api, bw, a);
+	ms_b = elapsed_ms(api, bw, b);
+	if (ms_a < 0 || ms_b < 0)
+		return false;
+	bw->has_bidir = true;
+	bw->bidir_gbps = gbps(2 * VERIFY_BW_SIZE * VERIFY_BW_REPS,
+			      ms_a > ms_b ? ms_a : ms_b);
+	return true;
+}
+
 void verify_bw_run(const struct cuda_api *api, int from, int to, bool bidir,
 		   struct verify_bw *bw)
 {
 	struct bw_side a = { 0 }, b = { 0 };
-	double ms, ms_b;
 
 	memset(bw, 0, sizeof(*bw));
 	if (bw_failed(api, bw, "cuInit", api->Init(0)) ||
@@ -148,23 +182,9 @@ void verify_bw_run(const struct cuda_api *api, int from, int to, bool bidir,
 	if (bw->staged_gbps < 0 || !enable(api, bw, &a, &b))
 		goto out;
 	bw->gbps = timed(api, bw, &a, &b);
-	if (bw->gbps < 0 ||
-	    !issue(api, bw, &a, &b, 4, VERIFY_LAT_REPS) ||
-	    (ms = elapsed_ms(api, bw, &a)) < 0)
+	if (bw->gbps < 0 || !latency(api, bw, &a, &b) ||
+	    (bidir && !both_ways(api, bw, &a, &b)))
 		goto out;
-	bw->latency_us = ms * 1000.0 / VERIFY_LAT_REPS;
-	if (bidir) {
-		/* Both engines at once; the slower side sets the time. */
-		if (!enable(api, bw, &b, &a) ||
-		    !issue(api, bw, &a, &b, VERIFY_BW_SIZE, VERIFY_BW_REPS) ||
-		    !issue(api, bw, &b, &a, VERIFY_BW_SIZE, VERIFY_BW_REPS) ||
-		    (ms = elapsed_ms(api, bw, &a)) < 0 ||
-		    (ms_b = elapsed_ms(api, bw, &b)) < 0)
-			goto out;
-		bw->has_bidir = true;
-		bw->bidir_gbps = gbps(2 * VERIFY_BW_SIZE * VERIFY_BW_REPS,
-				      ms > ms_b ? ms : ms_b);
-	}
 	bw->measured = true;
 out:
 	/* Peer access to a released context could not be disabled. */
