@@ -247,7 +247,7 @@ if [ -n "$debug" ]; then
 	# 200 operations (1000 there); fault injection walks every allocation
 	# point of link add (sysfs, ranges, events) and of unbind.
 	# The fuzzer first: it reads the whole kernel log (/dev/kmsg), which
-	# core's expected VT-d WARN (negative control) would otherwise fill.
+	# the other suites' fault lines would otherwise fill.
 	# (iova.sh is left to the Debian kernels: 5 min under KASAN, and the
 	# guard's code runs here in core, topology and the races.)
 	# acpi=noirq: under KASAN and kmemleak, each evaluation of a pxb-pcie
