@@ -356,6 +356,33 @@ EXPORT CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice dev)
 	LOCKED(get_busid(buf, len, dev));
 }
 
+typedef struct CUuuid_st {
+	char bytes[16];
+} CUuuid;
+
+/* A UUID made from the bus id: stable, and distinct per device. */
+static CUresult get_uuid(CUuuid *u, CUdevice dev)
+{
+	unsigned long long k;
+	int i;
+
+	if (!st.initialized)
+		return 3;
+	if (phys(dev) < 0)
+		return 101;
+	if (!u)
+		return 1;
+	k = key(phys(dev));
+	for (i = 0; i < 16; i++)
+		u->bytes[i] = (char)(i < 8 ? 0xa0u + i : k >> ((15 - i) * 8));
+	return 0;
+}
+
+EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice dev)
+{
+	LOCKED(get_uuid(u, dev));
+}
+
 static CUresult retain(CUcontext *ctx, CUdevice dev)
 {
 	int p = phys(dev);

@@ -194,6 +194,27 @@ printf '0000:41:00.0->0000:e1:00.0:read 1 2\n' >"$tmp/faults3"
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults3 run f3 verify --devices 3,1
 line f3 "$g1 -> $g3: faulted [write: works; read: faulted (p2pmap fault counter 1 -> 2, data correct)]"
 tap $? "the faults file takes PCI addresses and an operation; --devices order is kept"
+# --devices by GPU UUID (nvidia-smi's spelling; the stub makes one from the
+# bus id) and by PCI address, in any of p2pmap's forms, mixed with ordinals.
+uuid1=GPU-a0a1a2a3-a4a5-a6a7-0000-000000410000
+run byid verify --devices "${uuid1^^}",0000:E1:00.0
+[ "$(grep -c ' -> ' "$tmp/byid.out")" = 2 ] &&
+	head -1 "$tmp/byid.out" | grep -qF "$g1 -> $g3:" &&
+	line byid "$g3 -> $g1: works"
+tap $? "--devices by GPU UUID (any case) and PCI address: those two GPUs, in that order"
+run byshort verify --devices c1:00.0,1
+head -1 "$tmp/byshort.out" | grep -qF "$g2 -> $g1:"
+tap $? "--devices by short PCI address (c1:00.0 is the 8-digit-domain GPU) and ordinal"
+rc=0
+for args in "GPU-deadbeef-0000-0000-0000-000000000000,0" "0,01:00.0" \
+	"$uuid1,1" "GPU-a0a1,0" "0,zz:00.0"; do
+	run devbad verify --devices "$args"
+	[ "$(cat "$tmp/devbad.rc")" = 2 ] || { rc=1; echo "# --devices $args: exit $(cat "$tmp/devbad.rc")"; }
+done
+tap $rc "--devices: an unknown UUID, one GPU named twice (ordinal and address, UUID and ordinal), a malformed UUID or address: exit 2"
+run devbad verify --devices "0,$uuid1,$uuid1"
+grep -q "names CUDA device 1 twice (as $uuid1)" "$tmp/devbad.err"
+tap $? "... the GPU named twice is said"
 
 # All work: exit 0.
 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run good verify --devices 1,3 --vllm-cache

@@ -7,6 +7,7 @@
  * p2pmap's fault counters read before and after; then, if asked, the
  * frameworks' cache files (caches.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,36 +18,77 @@
 #include "caches.h"
 #include "cmd.h"
 #include "isolate.h"
+#include "pciaddr.h"
 #include "verify.h"
 #include "verify_faults.h"
 
 #define VERIFY_USAGE "usage: p2pmap verify [--devices 0,1,...] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]"
 
 /* "0,1,3": CUDA indices, distinct. */
-static int parse_devices(const char *s, int *idx, size_t *n)
+/* "GPU-" and 32 hex digits in nvidia-smi's 8-4-4-4-12 groups. */
+static bool is_uuid(const char *s)
 {
-	unsigned long v;
+	int i;
+
+	if (strncmp(s, "GPU-", 4) || strlen(s) != VERIFY_UUID_LEN - 1)
+		return false;
+	for (i = 4; s[i]; i++)
+		if (i == 12 || i == 17 || i == 22 || i == 27 ? s[i] != '-' :
+		    !isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * --devices: CUDA ordinals, PCI addresses or GPU UUIDs, comma-separated,
+ * each kept as given (an address normalised, a UUID in lower case) until
+ * the enumeration says which device it names.
+ */
+static int parse_devices(const char *s, char (*spec)[VERIFY_UUID_LEN],
+			 size_t *n)
+{
+	char tok[64], addr[P2PMAP_ADDR_LEN], err[96];
+	size_t len, k;
 	char *end;
-	size_t k;
 
 	*n = 0;
 	for (;;) {
-		if (*s < '0' || *s > '9')
+		len = strcspn(s, ",");
+		if (!len || len >= sizeof(tok) || *n == VERIFY_MAX_GPUS)
 			return -1;
-		errno = 0;
-		v = strtoul(s, &end, 10);
-		if (errno || v > INT_MAX || *n == VERIFY_MAX_GPUS)
+		snprintf(tok, sizeof(tok), "%.*s", (int)len, s);
+		if (tok[0] >= '0' && tok[0] <= '9' &&
+		    strtoul(tok, &end, 10) <= INT_MAX && !*end) {
+			snprintf(spec[*n], VERIFY_UUID_LEN, "%lu",
+				 strtoul(tok, NULL, 10));
+		} else if (is_uuid(tok)) {
+			for (k = 4; tok[k]; k++)
+				tok[k] = (char)tolower((unsigned char)tok[k]);
+			snprintf(spec[*n], VERIFY_UUID_LEN, "%s", tok);
+		} else if (!pciaddr_parse(tok, addr, err, sizeof(err))) {
+			snprintf(spec[*n], VERIFY_UUID_LEN, "%s", addr);
+		} else {
 			return -1;
-		for (k = 0; k < *n; k++)
-			if (idx[k] == (int)v)
-				return -1;
-		idx[(*n)++] = (int)v;
-		if (!*end)
+		}
+		(*n)++;
+		if (!s[len])
 			return 0;
-		if (*end != ',')
-			return -1;
-		s = end + 1;
+		s += len + 1;
 	}
+}
+
+/* The device @spec names among @count (-1: none). */
+static int resolve_device(const char *spec, const struct verify_gpu *all,
+			  int count)
+{
+	int i;
+
+	if (spec[0] >= '0' && spec[0] <= '9' && !strchr(spec, ':'))
+		return atoi(spec) < count ? atoi(spec) : -1;
+	for (i = 0; i < count; i++)
+		if (!strcmp(all[i].pci, spec) || !strcmp(all[i].uuid, spec))
+			return i;
+	return -1;
 }
 
 /* BYTES: decimal, with an optional K, M or G (powers of 1024). */
@@ -82,8 +124,8 @@ static int parse_size(const char *s, uint64_t *size)
 }
 
 struct verify_opts {
-	int idx[VERIFY_MAX_GPUS];
-	size_t nidx;
+	char spec[VERIFY_MAX_GPUS][VERIFY_UUID_LEN];	/* --devices */
+	size_t nspec;
 	uint64_t size;
 	unsigned int timeout;
 	bool json, vllm, sglang, bandwidth;
@@ -121,9 +163,9 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 		} else if (!strcmp(argv[i], "--bandwidth")) {
 			o->bandwidth = true;
 		} else if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
-			if (parse_devices(argv[++i], o->idx, &o->nidx) ||
-			    o->nidx < 2) {
-				fprintf(stderr, "p2pmap: invalid --devices \"%s\" (two or more distinct CUDA indices, e.g. 0,1)\n",
+			if (parse_devices(argv[++i], o->spec, &o->nspec) ||
+			    o->nspec < 2) {
+				fprintf(stderr, "p2pmap: invalid --devices \"%s\" (two or more CUDA ordinals, PCI addresses or GPU UUIDs, e.g. 0,1)\n",
 					argv[i]);
 				return -1;
 			}
@@ -266,7 +308,7 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 	struct verify_enum *e = calloc(1, sizeof(*e));
 	enum isolate_status st;
 	char why[VERIFY_ERR_LEN];
-	int i, n = 0, ret;
+	int i, j, n = 0, ret;
 	size_t k;
 
 	if (!e) {
@@ -303,6 +345,7 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 	for (i = 0; i < e->count; i++) {
 		all[i].index = i;
 		all[i].pci[0] = '\0';
+		snprintf(all[i].uuid, sizeof(all[i].uuid), "%s", e->uuid[i]);
 		if (e->busid_res[i] != CUDA_SUCCESS_)
 			fprintf(stderr, "p2pmap verify: CUDA device %d: cuDeviceGetPCIBusId failed (%d): skipped\n",
 				i, e->busid_res[i]);
@@ -311,12 +354,19 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 				i, e->busid[i]);
 	}
 	free(e);
-	for (k = 0; k < (o->nidx ? o->nidx : (size_t)*count); k++) {
-		i = o->nidx ? o->idx[k] : (int)k;
-		if (i >= *count) {
-			fprintf(stderr, "p2pmap verify: no CUDA device %d (%d present)\n",
-				i, *count);
+	for (k = 0; k < (o->nspec ? o->nspec : (size_t)*count); k++) {
+		i = o->nspec ? resolve_device(o->spec[k], all, *count) : (int)k;
+		if (i < 0) {
+			fprintf(stderr, "p2pmap verify: no CUDA device %s (%d present)\n",
+				o->spec[k], *count);
 			return -EXIT_USAGE;
+		}
+		for (j = 0; j < n; j++) {
+			if (sel[j].index == i) {
+				fprintf(stderr, "p2pmap verify: --devices names CUDA device %d twice (as %s)\n",
+					i, o->spec[k]);
+				return -EXIT_USAGE;
+			}
 		}
 		if (!all[i].pci[0])
 			continue;

@@ -21,6 +21,9 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUuuid_st {
+	char bytes[16];
+} CUuuid;
 #endif
 
 #define CUDA_SUCCESS_				0
@@ -40,6 +43,7 @@ typedef unsigned long long CUdeviceptr;
 	X(DeviceGet, cuDeviceGet, (CUdevice *dev, int ordinal))		\
 	X(DeviceGetPCIBusId, cuDeviceGetPCIBusId,			\
 	  (char *buf, int len, CUdevice dev))				\
+	X(DeviceGetUuid, cuDeviceGetUuid_v2, (CUuuid *uuid, CUdevice dev)) \
 	X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain,		\
 	  (CUcontext *ctx, CUdevice dev))				\
 	X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2,	\
@@ -75,13 +79,14 @@ typedef unsigned long long CUdeviceptr;
 	  (CUresult err, const char **str))
 
 /*
- * Older drivers lack cuDevicePrimaryCtxRelease_v2 (and, before CUDA 12.8,
- * cuEventElapsedTime_v2): the legacy entry points (same arguments) stand
- * in for them.
+ * Older drivers lack cuDevicePrimaryCtxRelease_v2, cuDeviceGetUuid_v2
+ * (before 11.4) and cuEventElapsedTime_v2 (before 12.8): the legacy entry
+ * points (same arguments) stand in for them.
  */
 #define CUDA_FALLBACKS(X)						\
 	X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease)		\
-	X(EventElapsedTime, cuEventElapsedTime)
+	X(EventElapsedTime, cuEventElapsedTime)				\
+	X(DeviceGetUuid, cuDeviceGetUuid)
 
 #define CUDA_FN_MEMBER(field, sym, args) CUresult (*field) args;
 

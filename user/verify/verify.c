@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* p2pmap verify: the transfers, the verdict rule and the output formats. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,26 @@ void verify_enumerate(const struct cuda_api *api, struct verify_enum *e)
 			e->busid_res[i] = api->DeviceGetPCIBusId(e->busid[i],
 					VERIFY_BUSID_LEN, dev);
 		e->busid[i][VERIFY_BUSID_LEN - 1] = '\0';
+		if (e->busid_res[i] == CUDA_SUCCESS_) {
+			CUuuid u;
+
+			if (api->DeviceGetUuid(&u, dev) == CUDA_SUCCESS_)
+				verify_format_uuid(&u, e->uuid[i]);
+		}
+	}
+}
+
+void verify_format_uuid(const CUuuid *u, char out[VERIFY_UUID_LEN])
+{
+	const unsigned char *b = (const unsigned char *)u->bytes;
+	char *p = out;
+	int i;
+
+	p += sprintf(p, "GPU-");
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*p++ = '-';
+		p += sprintf(p, "%02x", b[i]);
 	}
 }
 

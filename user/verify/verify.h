@@ -37,10 +37,13 @@
 #define VERIFY_BUSID_LEN	32
 
 /* A CUDA device, as the enumeration saw it. */
+#define VERIFY_UUID_LEN		41	/* "GPU-" + 36 + NUL */
+
 struct verify_gpu {
 	int index;			/* CUDA ordinal */
 	unsigned int pos;		/* position in the selection */
 	char pci[P2PMAP_ADDR_LEN];	/* "DDDD:BB:DD.F", lower case */
+	char uuid[VERIFY_UUID_LEN];	/* nvidia-smi's "GPU-...", or "" */
 };
 
 enum verify_op {
@@ -148,7 +151,11 @@ struct verify_enum {
 	int count;
 	char busid[VERIFY_MAX_GPUS][VERIFY_BUSID_LEN];
 	CUresult busid_res[VERIFY_MAX_GPUS];
+	char uuid[VERIFY_MAX_GPUS][VERIFY_UUID_LEN];	/* "" unknown */
 };
+
+/* nvidia-smi's spelling of a CUDA UUID: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-x..". */
+void verify_format_uuid(const CUuuid *u, char out[VERIFY_UUID_LEN]);
 
 /* cuInit, cuDeviceGetCount and every bus id; fills @e.  In a child. */
 void verify_enumerate(const struct cuda_api *api, struct verify_enum *e);
