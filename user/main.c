@@ -43,10 +43,11 @@ static const struct {
 		  "           config show [--file PATH]  print that file (default " CONFIG_DEFAULT_PATH ")\n"
 		  "           config check [--file PATH | PATH]  read it as the module will at boot\n"
 		  "           config apply [--file PATH] [--dry-run]  add its links to the module now" },
-	{ "verify", cmd_verify, "[--devices 0,1|ADDR|GPU-UUID,..] [--size BYTES] [--timeout SECONDS]\n"
+	{ "verify", cmd_verify, "[--devices LIST] [--size BYTES] [--timeout SECONDS]\n"
 		  "           [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]  write and\n"
 		  "           read over each CUDA peer direction, check data and fault\n"
-		  "           counters (--bandwidth: then time those that work);\n"
+		  "           counters (--bandwidth: then time those that work); LIST: CUDA\n"
+		  "           ordinals, PCI addresses or GPU UUIDs (GPU-...), comma-separated;\n"
 		  "           exit 3: no CUDA driver or fewer than two CUDA devices" },
 	{ "nccl-check", cmd_nccl_check, "LOG [--verify FILE] [--json]  the transport NCCL chose per\n"
 		  "           rank pair (NCCL_DEBUG=INFO log), against p2pmap verify's verdicts" },
