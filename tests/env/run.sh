@@ -161,4 +161,19 @@ tap $? "a file that is not verify's output: exit 1, said so"
 run help 0 --help && grep -q "Usage: p2pmap env --verify FILE" "$tmp/help.out"
 tap $? "env --help"
 
+# The README's "From faults to a faster server" shows these outputs: each
+# block between "<!-- tests/... -->" and "<!-- end -->" must be the file.
+python3 - "$top" <<'PY'
+import re, sys
+top = sys.argv[1]
+readme = open(top + "/README.md").read()
+blocks = re.findall(r"<!-- (tests/\S+) -->\n(.*?)<!-- end -->", readme, re.S)
+assert len(blocks) >= 3, len(blocks)
+for path, text in blocks:
+    lines = [l[4:] if l.startswith("    ") else l for l in text.strip("\n").split("\n")]
+    want = open(top + "/" + path).read().rstrip("\n").split("\n")
+    assert lines == want, (path, lines[:3], want[:3])
+PY
+tap $? "the README's env and nccl-check examples are what the commands print"
+
 tap_done
