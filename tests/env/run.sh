@@ -143,6 +143,20 @@ run no-pci 0 --verify "$ok" --root "$tmp/h6"
 has no-pci "export NCCL_P2P_LEVEL=SYS" && grep -q "root complexes could not be read" "$tmp/no-pci.out"
 tap $? "root complexes unreadable: NCCL_P2P_LEVEL=SYS, and it says why"
 
+# 6b. verify --bandwidth's lines: a direction that looked staged through
+#     host memory is left out; the others' timing lines change nothing.
+head -12 "$ok" >"$tmp/bw.txt"
+cat >>"$tmp/bw.txt" <<'TXT'
+bandwidth GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): 23.97 GB/s, latency 2.0 us (without peer access 7.98 GB/s); both ways at once 47.93 GB/s
+bandwidth GPU2 (0000:81:00.0) -> GPU0 (0000:01:00.0): 7.98 GB/s, latency 12.0 us (without peer access 7.98 GB/s): LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)
+verify: 12 directions, 12 work
+TXT
+run staged 1 --verify "$tmp/bw.txt" --root "$tmp/h1"
+grep -qxF "# left out: GPU2 (0000:81:00.0) -> GPU0 (0000:01:00.0): verify --bandwidth found its copies no faster with peer access than CUDA's staged copy: most likely through host memory, not P2P" "$tmp/staged.out" &&
+	[ "$(grep -c '^# left out' "$tmp/staged.out")" = 1 ] &&
+	grep -q ": 11 of 12 directions usable" "$tmp/staged.out" && has staged "export NCCL_P2P_DISABLE=1"
+tap $? "a direction verify --bandwidth found staged through host memory: left out, P2P off"
+
 # 7. Bad input: a usage error changes nothing and says what is wrong.
 run no-verify 2 --root "$tmp/h1" && grep -q "needs p2pmap verify's output" "$tmp/no-verify.out"
 tap $? "no --verify: exit 2 with the reason"

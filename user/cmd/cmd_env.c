@@ -4,7 +4,8 @@
  *            [--root DIR] [--json]
  * The environment that p2pmap verify's matrix (FILE: its text output)
  * allows for NCCL, vLLM and SGLang.  P2P is recommended only when every
- * direction among the GPUs worked in FILE, its p2pmap link (where it has
+ * direction among the GPUs worked in FILE (and, if --bandwidth timed it,
+ * did not look staged through host memory), its p2pmap link (where it has
  * one) is mapped now, and that link counted no fault: NCCL has no per-pair
  * switch, so one bad direction keeps P2P off for all, and each direction
  * left out is named with the reason.  Links and the PCI tree are read
@@ -152,6 +153,9 @@ static void judge(struct env_plan *pl, const struct verify_output *vr,
 	else if (strcmp(v->what, "works"))
 		snprintf(why, sizeof(why), "verify found it %s%s%s", v->what,
 			 v->detail[0] ? " " : "", v->detail);
+	else if (v->looks_staged)
+		snprintf(why, sizeof(why),
+			 "verify --bandwidth found its copies no faster with peer access than CUDA's staged copy: most likely through host memory, not P2P");
 	else if (!pl->loaded)
 		snprintf(why, sizeof(why),
 			 "p2pmap is not loaded: the links verify ran with are not mapped now");

@@ -24,6 +24,20 @@ static void verdict_set(struct verify_line *v, const char *rest)
 	snprintf(v->what, sizeof(v->what), "%.*s", (int)len, rest);
 }
 
+/* "GPU0 (A) -> GPU1 (B): ...: LOOKS STAGED ...": marks A -> B's verdict. */
+static void bandwidth_line(struct verify_output *vr, const char *line)
+{
+	char from[P2PMAP_ADDR_LEN], to[P2PMAP_ADDR_LEN];
+	size_t i;
+
+	if (sscanf(line, "GPU%*d (%16[^)]) -> GPU%*d (%16[^)]): ", from,
+		   to) != 2 || !strstr(line, "LOOKS STAGED"))
+		return;
+	for (i = 0; i < vr->n; i++)
+		if (!strcmp(vr->v[i].from, from) && !strcmp(vr->v[i].to, to))
+			vr->v[i].looks_staged = true;
+}
+
 int verify_output_read(const char *path, struct verify_output *vr)
 {
 	struct verify_line *v;
@@ -34,6 +48,10 @@ int verify_output_read(const char *path, struct verify_output *vr)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f) && vr->n < VERIFY_OUTPUT_MAX) {
+		if (!strncmp(line, "bandwidth ", 10)) {
+			bandwidth_line(vr, line + 10);
+			continue;
+		}
 		v = &vr->v[vr->n];
 		memset(v, 0, sizeof(*v));
 		if (sscanf(line, "GPU%d (%16[^)]) -> GPU%d (%16[^)]): ",

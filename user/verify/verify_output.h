@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * verify_output: reads back what "p2pmap verify" printed, one line per
- * direction: "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): works[ ...]".
- * nccl-check and env judge against it.
+ * direction: "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): works[ ...]", and
+ * with --bandwidth "bandwidth GPU0 (...) -> GPU1 (...): ...", flagged
+ * "LOOKS STAGED" when its copies went through host memory.  nccl-check and
+ * env judge against it.
  */
 #ifndef P2PMAP_VERIFY_OUTPUT_H
 #define P2PMAP_VERIFY_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "objects.h"
@@ -18,6 +21,7 @@ struct verify_line {
 	int from_gpu, to_gpu;		/* the GPUn labels */
 	char what[32];			/* "works", "faulted", ... */
 	char detail[256];		/* the rest of the line, or "" */
+	bool looks_staged;		/* --bandwidth flagged it */
 };
 
 struct verify_output {
