@@ -52,7 +52,7 @@ _p2pmap()
 {
 	local line=${COMP_LINE:0:COMP_POINT} words cword cur prev
 	local cmd='' sub='' first='' i nargs=0 w opts=''
-	local cmds='list link status faults monitor check info policy config verify nccl-check env metrics help'
+	local cmds='list link status faults monitor check info policy config verify nccl-check env doctor metrics help'
 
 	read -ra words <<<"$line"
 	[[ -z $line || $line == *[[:space:]] ]] && words+=("")
@@ -145,6 +145,12 @@ _p2pmap()
 	nccl-check)
 		if [[ $cur == -* ]]; then opts='--verify --json'
 		else COMPREPLY=($(compgen -f -- "$cur")); return 0; fi ;;
+	doctor)
+		case $prev in
+		--env-file|--root) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+		--unit|--pid) return 0 ;;
+		*) opts='--unit --pid --env-file --root --json' ;;
+		esac ;;
 	env)
 		case $prev in
 		--verify|--root) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;

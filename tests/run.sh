@@ -37,7 +37,7 @@ phase() {
 		times+="# time: $((SECONDS - phase_start)) s  $phase_name"$'\n'
 	phase_name=$1 phase_start=$SECONDS
 }
-phase "host tests (unit, verify, cuda, config, cli, nccl, env, man, reports, mirror)"
+phase "host tests (unit, verify, cuda, config, cli, nccl, env, doctor, man, reports, mirror)"
 
 # count PREFIX < TAP: re-print TAP lines with PREFIX, tally them.
 count() {
@@ -70,6 +70,7 @@ count "[config]" < <("$top/tests/config/run.sh" 2>&1)
 count "[cli]" < <("$top/tests/cli/run.sh" 2>&1)
 count "[nccl]" < <("$top/tests/nccl/run.sh" 2>&1)
 count "[env]" < <("$top/tests/env/run.sh" 2>&1)
+count "[doctor]" < <("$top/tests/doctor/run.sh" 2>&1)
 count "[man]" < <("$top/tests/man/run.sh" 2>&1)
 count "[reports]" < <("$top/tests/vm/report-check.sh" 2>&1)
 count "[mirror]" < <("$top/tests/mirror-check.sh" 2>&1)

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--root DIR]
+ *               [--json]
+ * The host's whole P2P chain, each check ok / warn / fail / skip with its
+ * evidence and the fix, then the first blocking cause (host/doctor.h).
+ * Changes nothing; works without root and without the module.
+ * Exit 0: nothing failed; 1: something failed; 2: usage.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "doctor.h"
+#include "json.h"
+
+#define DOCTOR_USAGE "usage: p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--root DIR] [--json]"
+
+static void print_text(const struct doctor_report *r)
+{
+	const struct doctor_check *b = doctor_first_blocking(r);
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		printf("%-5s %s: %s\n", doctor_level_name(r->c[i].level),
+		       r->c[i].name, r->c[i].evidence);
+		if (r->c[i].fix[0] && r->c[i].level != DOCTOR_OK)
+			printf("      fix: %s\n", r->c[i].fix);
+	}
+	if (b)
+		printf("first blocking cause: %s: %s%s%s\n", b->name,
+		       b->evidence, b->fix[0] ? "; fix: " : "", b->fix);
+	else
+		printf("no blocking cause found\n");
+}
+
+static void print_json(const struct doctor_report *r)
+{
+	const struct doctor_check *b = doctor_first_blocking(r);
+	struct json j;
+	size_t i;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_key(&j, "checks");
+	json_arr_begin(&j);
+	for (i = 0; i < r->n; i++) {
+		json_obj_begin(&j);
+		json_key(&j, "name");
+		json_str(&j, r->c[i].name);
+		json_key(&j, "level");
+		json_str(&j, doctor_level_name(r->c[i].level));
+		json_key(&j, "blocking");
+		json_bool(&j, r->c[i].blocking);
+		json_key(&j, "evidence");
+		json_str(&j, r->c[i].evidence);
+		json_key(&j, "fix");
+		json_str_or_null(&j, r->c[i].fix);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "first_blocking");
+	json_str(&j, b ? b->name : NULL);
+	json_obj_end(&j);
+	putchar('\n');
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	static struct doctor_report r;
+	struct doctor_env_source env = { 0 };
+	const char *root = "";
+	bool json = false;
+	int i, sources = 0;
+	size_t k;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
+			root = argv[++i];
+		} else if (!strcmp(argv[i], "--unit") && i + 1 < argc) {
+			env.unit = argv[++i];
+			sources++;
+		} else if (!strcmp(argv[i], "--pid") && i + 1 < argc) {
+			env.pid = argv[++i];
+			sources++;
+		} else if (!strcmp(argv[i], "--env-file") && i + 1 < argc) {
+			env.file = argv[++i];
+			sources++;
+		} else {
+			fprintf(stderr, "p2pmap: doctor: bad argument \"%s\"; %s\n",
+				argv[i], DOCTOR_USAGE);
+			return EXIT_USAGE;
+		}
+	}
+	if (sources > 1) {
+		fprintf(stderr, "p2pmap: doctor: one of --unit, --pid, --env-file; %s\n",
+			DOCTOR_USAGE);
+		return EXIT_USAGE;
+	}
+	if (env.unit && (strchr(env.unit, '/') || !env.unit[0])) {
+		fprintf(stderr, "p2pmap: doctor: --unit takes a unit name (vllm.service), not a path\n");
+		return EXIT_USAGE;
+	}
+	if (env.pid && strspn(env.pid, "0123456789") != strlen(env.pid)) {
+		fprintf(stderr, "p2pmap: doctor: --pid takes a process id\n");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(root, "/"))
+		root = "";
+	doctor_run(root, &env, &r);
+	if (json)
+		print_json(&r);
+	else
+		print_text(&r);
+	for (k = 0; k < r.n; k++)
+		if (r.c[k].level == DOCTOR_FAIL)
+			return EXIT_RUNTIME;
+	return EXIT_OK;
+}

@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The checks of "p2pmap doctor" (doctor.h), in the order of the chain. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "doctor.h"
+#include "link_sysfs.h"
+
+struct gpu {
+	char addr[16];
+	char driver[32];		/* "" unbound */
+	int group;			/* -1 unknown */
+	char group_type[16];
+	int numa;
+	char root_bus[32];
+};
+
+struct host {
+	const char *root;
+	struct gpu gpus[DOCTOR_MAX_GPUS];
+	size_t ngpus;
+	bool pt, snp, tdx, loaded;
+	struct doctor_report *r;
+};
+
+/* ROOT/PATH's first line into @buf; false when it cannot be read. */
+static bool rd(const struct host *h, char *buf, size_t len,
+	       const char *fmt, ...)
+{
+	char rel[PATH_MAX], path[PATH_MAX + 64];
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), "%s%s", h->root, rel);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return true;
+}
+
+static bool exists(const struct host *h, const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s", h->root, rel);
+	return !stat(path, &st);
+}
+
+/* The last component of the link ROOT/REL points to, or "". */
+static void link_name(const struct host *h, const char *rel, char *buf,
+		      size_t len)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	snprintf(path, sizeof(path), "%s%s", h->root, rel);
+	buf[0] = '\0';
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return;
+	target[n] = '\0';
+	slash = strrchr(target, '/');
+	snprintf(buf, len, "%.*s", (int)len - 1, slash ? slash + 1 : target);
+}
+
+static struct doctor_check *add(struct host *h, const char *name,
+				enum doctor_level level, const char *fix,
+				const char *fmt, ...)
+{
+	struct doctor_check *c;
+	va_list ap;
+
+	if (h->r->n == DOCTOR_MAX_CHECKS)
+		return NULL;
+	c = &h->r->c[h->r->n++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->level = level;
+	snprintf(c->fix, sizeof(c->fix), "%s", fix ? fix : "");
+	va_start(ap, fmt);
+	vsnprintf(c->evidence, sizeof(c->evidence), fmt, ap);
+	va_end(ap);
+	return c;
+}
+
+static void blocking(struct doctor_check *c)
+{
+	if (c)
+		c->blocking = true;
+}
+
+/* Is @word a whole word of @line? */
+static bool has_word(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = strstr(line, word); p; p = strstr(p + 1, word))
+		if ((p == line || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
+static void check_iommu(struct host *h)
+{
+	char cmdline[4096], path[PATH_MAX];
+	const char *kind = NULL;
+	struct dirent *e;
+	DIR *d;
+
+	if (!rd(h, cmdline, sizeof(cmdline), "/proc/cmdline")) {
+		add(h, "iommu.cmdline", DOCTOR_SKIP, NULL,
+		    "/proc/cmdline cannot be read");
+	} else if (has_word(cmdline, "iommu=pt") ||
+		   has_word(cmdline, "amd_iommu=pt")) {
+		h->pt = true;
+		add(h, "iommu.cmdline", DOCTOR_WARN,
+		    "drop iommu=pt where SEV-SNP or device isolation matters, and map the peers with p2pmap",
+		    "iommu=pt on the kernel command line: devices sit in identity domains (P2P needs no mapping, but DMA is not isolated)");
+	} else if (has_word(cmdline, "amd_iommu=off") ||
+		   has_word(cmdline, "intel_iommu=off")) {
+		add(h, "iommu.cmdline", DOCTOR_WARN, NULL,
+		    "the IOMMU is off on the kernel command line: no translation, no isolation");
+	} else {
+		add(h, "iommu.cmdline", DOCTOR_OK, NULL,
+		    "no iommu=pt and no IOMMU off on the kernel command line");
+	}
+
+	snprintf(path, sizeof(path), "%s/sys/class/iommu", h->root);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		if (!strncmp(e->d_name, "ivhd", 4))
+			kind = "AMD-Vi";
+		else if (!strncmp(e->d_name, "dmar", 4))
+			kind = "VT-d";
+	}
+	if (d)
+		closedir(d);
+	if (kind)
+		add(h, "iommu.driver", DOCTOR_OK, NULL, "%s is active (/sys/class/iommu)",
+		    kind);
+	else
+		add(h, "iommu.driver", DOCTOR_WARN, NULL,
+		    "no IOMMU in /sys/class/iommu: peers need no mapping, and nothing isolates DMA");
+}
+
+static void check_cc(struct host *h)
+{
+	char v[16];
+	struct doctor_check *c;
+
+	h->snp = rd(h, v, sizeof(v), "/sys/module/kvm_amd/parameters/sev_snp") &&
+		 (v[0] == 'Y' || v[0] == '1');
+	h->tdx = rd(h, v, sizeof(v), "/sys/module/kvm_intel/parameters/tdx") &&
+		 (v[0] == 'Y' || v[0] == '1');
+	if (!h->snp && !h->tdx) {
+		add(h, "cc", DOCTOR_OK, NULL,
+		    "no SEV-SNP or TDX host support enabled (kvm_amd sev_snp, kvm_intel tdx)");
+		return;
+	}
+	if (h->pt) {
+		c = add(h, "cc", DOCTOR_FAIL,
+			"remove iommu=pt: keep translation and map the peers with p2pmap",
+			"%s is on, and iommu=pt puts devices in identity domains, which it does not support",
+			h->snp ? "SEV-SNP" : "TDX");
+		blocking(c);
+		return;
+	}
+	add(h, "cc", DOCTOR_OK, NULL,
+	    "%s is on: the IOMMU must keep translating (no iommu=pt, no identity groups); p2pmap maps the peers inside the default domains",
+	    h->snp ? "SEV-SNP" : "TDX");
+}
+
+/* NVIDIA display and 3D controllers (class 0x0300xx, 0x0302xx). */
+static void find_gpus(struct host *h)
+{
+	char path[PATH_MAX], v[32], rel[PATH_MAX];
+	struct dirent **names;
+	struct gpu *g;
+	int n, i;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", h->root);
+	n = scandir(path, &names, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		const char *a = names[i]->d_name;
+
+		if (a[0] != '.' && h->ngpus < DOCTOR_MAX_GPUS &&
+		    strlen(a) < sizeof(h->gpus[0].addr) &&
+		    rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/vendor", a) &&
+		    !strcmp(v, "0x10de") &&
+		    rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/class", a) &&
+		    (!strncmp(v, "0x0300", 6) || !strncmp(v, "0x0302", 6))) {
+			g = &h->gpus[h->ngpus++];
+			memset(g, 0, sizeof(*g));
+			snprintf(g->addr, sizeof(g->addr), "%.*s",
+				 (int)sizeof(g->addr) - 1, a);
+			snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s/driver", a);
+			link_name(h, rel, g->driver, sizeof(g->driver));
+			snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s/iommu_group", a);
+			link_name(h, rel, v, sizeof(v));
+			g->group = v[0] ? atoi(v) : -1;
+			if (g->group >= 0)
+				rd(h, g->group_type, sizeof(g->group_type),
+				   "/sys/kernel/iommu_groups/%d/type", g->group);
+			g->numa = rd(h, v, sizeof(v),
+				     "/sys/bus/pci/devices/%s/numa_node", a) ?
+				  atoi(v) : -1;
+			if (link_sysfs_root_bus(h->root, a, g->root_bus,
+						sizeof(g->root_bus)))
+				g->root_bus[0] = '\0';
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+static bool translated(const struct gpu *g)
+{
+	return !strcmp(g->group_type, "DMA") || !strcmp(g->group_type, "DMA-FQ");
+}
+
+static void check_gpus(struct host *h)
+{
+	char name[48], path[PATH_MAX], others[128];
+	struct dirent *e;
+	size_t i, len;
+	DIR *d;
+
+	if (!h->ngpus) {
+		add(h, "gpus", DOCTOR_WARN, NULL,
+		    "no NVIDIA GPU in /sys/bus/pci/devices");
+		return;
+	}
+	for (i = 0; i < h->ngpus; i++) {
+		struct gpu *g = &h->gpus[i];
+
+		snprintf(name, sizeof(name), "gpu.%s.driver", g->addr);
+		if (!strcmp(g->driver, "nvidia"))
+			add(h, name, DOCTOR_OK, NULL,
+			    "%s (NUMA node %d) is bound to nvidia", g->addr,
+			    g->numa);
+		else if (!strcmp(g->driver, "vfio-pci"))
+			add(h, name, DOCTOR_OK, NULL,
+			    "%s (NUMA node %d) is bound to vfio-pci (a VM's or another VFIO user's): p2pmap never maps into or out of it",
+			    g->addr, g->numa);
+		else
+			add(h, name, DOCTOR_WARN, NULL,
+			    "%s (NUMA node %d) is bound to %s", g->addr, g->numa,
+			    g->driver[0] ? g->driver : "no driver");
+
+		snprintf(name, sizeof(name), "gpu.%s.group", g->addr);
+		others[0] = '\0';
+		snprintf(path, sizeof(path), "%s/sys/kernel/iommu_groups/%d/devices",
+			 h->root, g->group);
+		d = g->group >= 0 ? opendir(path) : NULL;
+		while (d && (e = readdir(d))) {
+			len = strlen(others);
+			if (e->d_name[0] != '.' && strcmp(e->d_name, g->addr) &&
+			    len + strlen(e->d_name) + 2 < sizeof(others))
+				snprintf(others + len, sizeof(others) - len,
+					 "%s%s", len ? " " : "", e->d_name);
+		}
+		if (d)
+			closedir(d);
+		if (g->group < 0)
+			add(h, name, DOCTOR_WARN, NULL,
+			    "%s is in no IOMMU group", g->addr);
+		else if (translated(g) && !strcmp(g->driver, "nvidia"))
+			add(h, name, others[0] ? DOCTOR_WARN : DOCTOR_OK, NULL,
+			    "IOMMU group %d, %s: translated, so a peer's BAR needs a mapping in this GPU's domain%s%s",
+			    g->group, g->group_type,
+			    others[0] ? "; shares the group with " : "", others);
+		else if (translated(g))
+			add(h, name, others[0] ? DOCTOR_WARN : DOCTOR_OK, NULL,
+			    "IOMMU group %d, default domain %s%s%s", g->group,
+			    g->group_type,
+			    others[0] ? "; shares the group with " : "", others);
+		else
+			add(h, name, DOCTOR_WARN, NULL,
+			    "IOMMU group %d, %s: P2P needs no mapping, but the group is not isolated%s%s",
+			    g->group, g->group_type[0] ? g->group_type : "type unknown",
+			    others[0] ? "; shares the group with " : "", others);
+	}
+}
+
+static void check_nvidia(struct host *h)
+{
+	char line[512], path[PATH_MAX];
+	bool remap = false, seen = false;
+	FILE *f;
+
+	if (!rd(h, line, sizeof(line), "/proc/driver/nvidia/version")) {
+		add(h, "nvidia.driver", DOCTOR_SKIP, NULL,
+		    "the NVIDIA driver is not loaded (/proc/driver/nvidia/version)");
+		return;
+	}
+	add(h, "nvidia.driver", DOCTOR_OK, NULL, "%s", line);
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/params", h->root);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "DmaRemapPeerMmio: ", 18)) {
+			seen = true;
+			remap = atoi(line + 18) != 0;
+		} else if (!strncmp(line, "RegistryDwords: ", 16) &&
+			   (strstr(line, "RMForceP2PType") ||
+			    strstr(line, "RMPcieP2PType") ||
+			    strstr(line, "ForceP2P"))) {
+			add(h, "nvidia.registry", DOCTOR_WARN, NULL,
+			    "%s: the P2P type or P2P itself is forced", line);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!seen)
+		add(h, "nvidia.peer_mmio", DOCTOR_SKIP, NULL,
+		    "no DmaRemapPeerMmio in /proc/driver/nvidia/params");
+	else if (remap)
+		add(h, "nvidia.peer_mmio", DOCTOR_OK, NULL,
+		    "DmaRemapPeerMmio: 1: the driver maps some peer directions itself; p2pmap links cover the others");
+	else
+		add(h, "nvidia.peer_mmio", DOCTOR_WARN, NULL,
+		    "DmaRemapPeerMmio: 0: the driver maps no peer BAR itself: every direction needs a p2pmap link");
+}
+
+/* Translated GPUs bound to nvidia: those whose P2P needs p2pmap. */
+static bool needs_links(const struct gpu *g)
+{
+	return translated(g) && !strcmp(g->driver, "nvidia");
+}
+
+static void check_p2pmap(struct host *h)
+{
+	char v[64], name[64], fix[160];
+	struct link_sysfs l;
+	size_t i, j, need = 0;
+	struct doctor_check *c;
+
+	for (i = 0; i < h->ngpus; i++)
+		need += needs_links(&h->gpus[i]);
+	h->loaded = link_sysfs_loaded(h->root);
+	if (!h->loaded && need < 2) {
+		add(h, "p2pmap.loaded", DOCTOR_OK, NULL,
+		    "p2pmap is not loaded; fewer than two translated nvidia GPUs, none needs it");
+		return;
+	}
+	if (!h->loaded) {
+		c = add(h, "p2pmap.loaded", DOCTOR_FAIL,
+			exists(h, "/sys/module/p2pmap") ? "" :
+			"modprobe p2pmap (installed with make install or the p2pmap-dkms package)",
+			"p2pmap is not loaded: no peer BAR is mapped in %zu translated nvidia GPU(s)' domains",
+			need);
+		blocking(c);
+		return;
+	}
+	rd(h, v, sizeof(v), "/sys/kernel/p2pmap/version");
+	add(h, "p2pmap.loaded", DOCTOR_OK, NULL, "p2pmap %s is loaded",
+	    v[0] ? v : "(version unknown)");
+
+	/* The README's story: a full mesh within each NUMA node. */
+	for (i = 0; i < h->ngpus; i++) {
+		for (j = 0; j < h->ngpus; j++) {
+			struct gpu *a = &h->gpus[i], *b = &h->gpus[j];
+
+			if (i == j || !needs_links(a) || !needs_links(b) ||
+			    a->numa != b->numa)
+				continue;
+			link_sysfs_read(h->root, a->addr, b->addr, &l);
+			snprintf(name, sizeof(name), "link.%s>%s", a->addr,
+				 b->addr);
+			if (!l.exists) {
+				snprintf(fix, sizeof(fix), "p2pmap link add %s %s (or p2pmap link auto --numa %d)",
+					 a->addr, b->addr, a->numa);
+				add(h, name, DOCTOR_WARN, fix,
+				    "no link %s -> %s (same NUMA node %d): P2P in this direction works only if the driver maps it",
+				    a->addr, b->addr, a->numa);
+			} else if (strcmp(l.state, "mapped")) {
+				c = add(h, name, DOCTOR_FAIL, "p2pmap status",
+					"link %s -> %s is %s%s%s", a->addr,
+					b->addr, l.state,
+					l.reason[0] ? ": " : "", l.reason);
+				blocking(c);
+			} else if (l.has_faults && l.faults) {
+				c = add(h, name, DOCTOR_FAIL, "p2pmap faults",
+					"link %s -> %s is mapped but counted %llu fault(s)",
+					a->addr, b->addr,
+					(unsigned long long)l.faults);
+				blocking(c);
+			} else {
+				add(h, name, DOCTOR_OK, NULL,
+				    "link %s -> %s is mapped, no fault", a->addr,
+				    b->addr);
+			}
+		}
+	}
+	if (!exists(h, "/etc/modprobe.d/p2pmap.conf"))
+		add(h, "p2pmap.config", DOCTOR_WARN, "p2pmap config save",
+		    "no /etc/modprobe.d/p2pmap.conf: the links are lost at the next boot");
+	else
+		add(h, "p2pmap.config", DOCTOR_OK, NULL,
+		    "/etc/modprobe.d/p2pmap.conf exists (p2pmap config check reads it as the module will)");
+}
+
+/* ---- the server's environment */
+
+struct env {
+	char disable[16], level[16], vllm[16], cvd[64], order[32];
+	bool read;
+	char from[160];
+};
+
+static void env_set(struct env *e, const char *kv)
+{
+	static const struct {
+		const char *key;
+		size_t off, len;
+	} keys[] = {
+		{ "NCCL_P2P_DISABLE=", offsetof(struct env, disable), 16 },
+		{ "NCCL_P2P_LEVEL=", offsetof(struct env, level), 16 },
+		{ "VLLM_SKIP_P2P_CHECK=", offsetof(struct env, vllm), 16 },
+		{ "CUDA_VISIBLE_DEVICES=", offsetof(struct env, cvd), 64 },
+		{ "CUDA_DEVICE_ORDER=", offsetof(struct env, order), 32 },
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		n = strlen(keys[i].key);
+		if (!strncmp(kv, keys[i].key, n))
+			snprintf((char *)e + keys[i].off, keys[i].len, "%.*s",
+				 (int)strcspn(kv + n, "\"' \n"), kv + n);
+	}
+}
+
+/* UnsetEnvironment=A B: those are not passed, whatever set them. */
+static void env_unset(struct env *e, char *names)
+{
+	char *tok, *save = NULL, kv[64];
+
+	for (tok = strtok_r(names, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		snprintf(kv, sizeof(kv), "%.62s=", tok);
+		env_set(e, kv);
+	}
+}
+
+/* KEY=VALUE words of one line ("Environment=A=1 B=2" for units). */
+static void env_line(struct env *e, char *line)
+{
+	char *tok, *save = NULL;
+
+	if (!strncmp(line, "UnsetEnvironment=", 17)) {
+		env_unset(e, line + 17);
+		return;
+	}
+	if (!strncmp(line, "Environment=", 12))
+		line += 12;
+	for (tok = strtok_r(line, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (*tok == '"' || *tok == '\'')
+			tok++;
+		if (!strncmp(tok, "export", 6) && !tok[6])
+			continue;
+		env_set(e, tok);
+	}
+}
+
+static bool env_file(struct env *e, const char *path)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#')
+			env_line(e, line);
+	fclose(f);
+	return true;
+}
+
+static void read_env(struct host *h, const struct doctor_env_source *src,
+		     struct env *e)
+{
+	char path[PATH_MAX], buf[65536];
+	struct dirent **names;
+	size_t len, off;
+	int n, i;
+	FILE *f;
+
+	memset(e, 0, sizeof(*e));
+	if (src->file) {
+		e->read = env_file(e, src->file);
+		snprintf(e->from, sizeof(e->from), "%s", src->file);
+	} else if (src->unit) {
+		snprintf(path, sizeof(path), "%s/etc/systemd/system/%s",
+			 h->root, src->unit);
+		e->read = env_file(e, path);
+		/* Drop-ins after the unit, in name order, as systemd does. */
+		snprintf(path, sizeof(path), "%s/etc/systemd/system/%s.d",
+			 h->root, src->unit);
+		n = scandir(path, &names, NULL, alphasort);
+		for (i = 0; i < n; i++) {
+			char dropin[PATH_MAX + 256];
+
+			snprintf(dropin, sizeof(dropin), "%s/%s", path,
+				 names[i]->d_name);
+			if (strstr(names[i]->d_name, ".conf"))
+				env_file(e, dropin);
+			free(names[i]);
+		}
+		if (n >= 0)
+			free(names);
+		snprintf(e->from, sizeof(e->from), "unit %s", src->unit);
+	} else if (src->pid) {
+		snprintf(path, sizeof(path), "%s/proc/%s/environ", h->root,
+			 src->pid);
+		f = fopen(path, "r");
+		if (f) {
+			len = fread(buf, 1, sizeof(buf) - 1, f);
+			buf[len] = '\0';
+			fclose(f);
+			for (off = 0; off < len; off += strlen(buf + off) + 1)
+				env_set(e, buf + off);
+			e->read = true;
+		}
+		snprintf(e->from, sizeof(e->from), "process %s", src->pid);
+	}
+}
+
+static bool cross_root(const struct host *h)
+{
+	size_t i, j;
+
+	/* The server's GPUs: those bound to nvidia, translated or not. */
+	for (i = 0; i < h->ngpus; i++)
+		for (j = i + 1; j < h->ngpus; j++)
+			if (!strcmp(h->gpus[i].driver, "nvidia") &&
+			    !strcmp(h->gpus[j].driver, "nvidia") &&
+			    strcmp(h->gpus[i].root_bus, h->gpus[j].root_bus))
+				return true;
+	return false;
+}
+
+static void check_env(struct host *h, const struct doctor_env_source *src)
+{
+	struct doctor_check *c;
+	struct env e;
+
+	if (!src->file && !src->unit && !src->pid) {
+		add(h, "env", DOCTOR_SKIP, NULL,
+		    "the server's environment was not read (--unit NAME, --pid PID or --env-file FILE)");
+		return;
+	}
+	read_env(h, src, &e);
+	if (!e.read) {
+		add(h, "env", DOCTOR_SKIP, NULL, "%s cannot be read", e.from);
+		return;
+	}
+	if (e.disable[0] && strcmp(e.disable, "0")) {
+		c = add(h, "env.nccl_p2p_disable", DOCTOR_FAIL,
+			"drop NCCL_P2P_DISABLE once p2pmap verify passes (p2pmap env prints what to set)",
+			"NCCL_P2P_DISABLE=%s in %s: NCCL uses SHM through host memory, whatever p2pmap maps",
+			e.disable, e.from);
+		blocking(c);
+	} else {
+		add(h, "env.nccl_p2p_disable", DOCTOR_OK, NULL,
+		    "NCCL_P2P_DISABLE is not set in %s", e.from);
+	}
+	if (cross_root(h) && strcmp(e.level, "SYS"))
+		add(h, "env.nccl_p2p_level", DOCTOR_WARN,
+		    "NCCL_P2P_LEVEL=SYS (only once every direction is verified)",
+		    "the GPUs sit under different PCI root complexes and NCCL_P2P_LEVEL is %s in %s: NCCL 2.23+ keeps P2P within one host bridge on AMD hosts with more than two GPUs",
+		    e.level[0] ? e.level : "unset", e.from);
+	else if (e.level[0])
+		add(h, "env.nccl_p2p_level", DOCTOR_OK, NULL,
+		    "NCCL_P2P_LEVEL=%s in %s", e.level, e.from);
+	else
+		add(h, "env.nccl_p2p_level", DOCTOR_OK, NULL,
+		    "NCCL_P2P_LEVEL is unset in %s; the nvidia GPUs share one root complex",
+		    e.from);
+	if (strcmp(e.vllm, "0"))
+		add(h, "env.vllm_skip_p2p_check", DOCTOR_WARN,
+		    "p2pmap verify --vllm-cache, then VLLM_SKIP_P2P_CHECK=0",
+		    "VLLM_SKIP_P2P_CHECK is %s in %s: vLLM trusts cuDeviceCanAccessPeer, which ignores the IOMMU",
+		    e.vllm[0] ? e.vllm : "unset (vLLM's default 1)", e.from);
+	else
+		add(h, "env.vllm_skip_p2p_check", DOCTOR_OK, NULL,
+		    "VLLM_SKIP_P2P_CHECK=0 in %s: vLLM reads p2pmap verify's cache",
+		    e.from);
+	if (e.cvd[0] && strcmp(e.order, "PCI_BUS_ID"))
+		add(h, "env.cuda_device_order", DOCTOR_WARN,
+		    "CUDA_DEVICE_ORDER=PCI_BUS_ID",
+		    "CUDA_VISIBLE_DEVICES=%s without CUDA_DEVICE_ORDER=PCI_BUS_ID in %s: the ordinals may not name the GPUs in PCI order",
+		    e.cvd, e.from);
+	else if (e.cvd[0])
+		add(h, "env.cuda_device_order", DOCTOR_OK, NULL,
+		    "CUDA_VISIBLE_DEVICES=%s with CUDA_DEVICE_ORDER=PCI_BUS_ID in %s",
+		    e.cvd, e.from);
+	else
+		add(h, "env.cuda_device_order", DOCTOR_OK, NULL,
+		    "CUDA_VISIBLE_DEVICES is unset in %s: every GPU, in CUDA's order%s",
+		    e.from, strcmp(e.order, "PCI_BUS_ID") ? "" : " (PCI_BUS_ID)");
+}
+
+void doctor_run(const char *root, const struct doctor_env_source *env,
+		struct doctor_report *r)
+{
+	struct host *h = calloc(1, sizeof(*h));
+
+	r->n = 0;
+	if (!h)
+		return;
+	h->root = root;
+	h->r = r;
+	check_iommu(h);
+	check_cc(h);
+	find_gpus(h);
+	check_gpus(h);
+	check_nvidia(h);
+	check_p2pmap(h);
+	check_env(h, env);
+	free(h);
+}
+
+const char *doctor_level_name(enum doctor_level l)
+{
+	static const char * const names[] = {
+		[DOCTOR_OK] = "ok", [DOCTOR_WARN] = "warn",
+		[DOCTOR_FAIL] = "fail", [DOCTOR_SKIP] = "skip",
+	};
+
+	return names[l];
+}
+
+const struct doctor_check *doctor_first_blocking(const struct doctor_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->c[i].blocking)
+			return &r->c[i];
+	return NULL;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * doctor: the host's P2P chain, read under a root directory (DIR/sys,
+ * DIR/proc, DIR/etc; "/" on the host, a fixture tree in the tests) and
+ * judged link by link: IOMMU mode, confidential computing, each GPU's
+ * driver and IOMMU group, NVIDIA's peer-mapping parameters, p2pmap and its
+ * links, and the inference server's environment.  Reads only; never needs
+ * root or the module (what it cannot read is said).
+ */
+#ifndef P2PMAP_DOCTOR_H
+#define P2PMAP_DOCTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define DOCTOR_MAX_CHECKS	256
+#define DOCTOR_MAX_GPUS		32
+
+enum doctor_level {
+	DOCTOR_OK,
+	DOCTOR_WARN,
+	DOCTOR_FAIL,
+	DOCTOR_SKIP,			/* could not be checked */
+};
+
+struct doctor_check {
+	char name[48];			/* "iommu.cmdline", "gpu.0000:01:00.0.group" */
+	enum doctor_level level;
+	bool blocking;			/* a failure that stops P2P by itself */
+	char evidence[320];
+	char fix[256];			/* "" when nothing to do */
+};
+
+/* Where the server's environment comes from: at most one of them. */
+struct doctor_env_source {
+	const char *unit;		/* systemd unit name */
+	const char *pid;		/* a running process */
+	const char *file;		/* KEY=VALUE lines */
+};
+
+struct doctor_report {
+	size_t n;
+	struct doctor_check c[DOCTOR_MAX_CHECKS];
+};
+
+/* Runs every check; @root "" for the host itself. */
+void doctor_run(const char *root, const struct doctor_env_source *env,
+		struct doctor_report *r);
+
+const char *doctor_level_name(enum doctor_level l);
+
+/* The first blocking failure, in the order of the chain, or NULL. */
+const struct doctor_check *doctor_first_blocking(const struct doctor_report *r);
+
+#endif
