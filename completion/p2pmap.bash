@@ -147,9 +147,9 @@ _p2pmap()
 		else COMPREPLY=($(compgen -f -- "$cur")); return 0; fi ;;
 	doctor)
 		case $prev in
-		--env-file|--root) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+		--env-file|--root|--dmesg) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
 		--unit|--pid) return 0 ;;
-		*) opts='--unit --pid --env-file --root --json' ;;
+		*) opts='--unit --pid --env-file --dmesg --root --json' ;;
 		esac ;;
 	env)
 		case $prev in

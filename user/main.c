@@ -51,11 +51,10 @@ static const struct {
 		  "           exit 3: no CUDA driver or fewer than two CUDA devices" },
 	{ "nccl-check", cmd_nccl_check, "LOG [--verify FILE] [--json]  the transport NCCL chose per\n"
 		  "           rank pair (NCCL_DEBUG=INFO log), against p2pmap verify's verdicts" },
-	{ "doctor", cmd_doctor, "[--unit NAME|--pid PID|--env-file FILE] [--root DIR]\n"
-		  "           [--json]"
-		  "  the host's P2P chain checked (IOMMU, SEV-SNP, GPUs,\n"
-		  "           NVIDIA, p2pmap, links, the server's environment), the first\n"
-		  "           blocking cause" },
+	{ "doctor", cmd_doctor, "[--unit NAME|--pid PID|--env-file FILE] [--dmesg FILE]\n"
+		  "           [--root DIR] [--json]  the host's P2P chain checked (IOMMU,\n"
+		  "           SEV-SNP, GPUs, NVIDIA, p2pmap, links, fault lines, the server's\n"
+		  "           environment), then the first blocking cause" },
 	{ "env", cmd_env, "--verify FILE [--devices LIST] [--format shell|systemd] [--root DIR]\n"
 		  "           [--json]  the NCCL/vLLM/SGLang environment verify's FILE allows;\n"
 		  "           P2P only when every direction works, is mapped, has no fault" },

@@ -28,8 +28,8 @@ put() {	# put FILE TEXT
 	printf '%s\n' "$2" >"$1"
 }
 
-# gpu DIR ADDR DRIVER NODE GROUP TYPE: an NVIDIA 3D controller under its
-# own root complex (pci0000:BB, BB = its bus - 1).
+# gpu DIR ADDR DRIVER NODE GROUP TYPE RANK: an NVIDIA 3D controller under
+# its own root complex (pci0000:BB, BB = its bus - 1).
 gpu() {
 	local d=$1 a=$2 bus=${2:5:2} rb dev
 	rb=$(printf '%02x' $((0x$bus - 1)))
@@ -37,6 +37,10 @@ gpu() {
 	put "$dev/vendor" 0x10de
 	put "$dev/class" 0x030200
 	put "$dev/numa_node" "$4"
+	# BAR0: 16 MiB at 0xe0000000 + 16 MiB x the GPU's rank ($7).
+	put "$dev/resource" "$(printf '0x%016x 0x%016x 0x0000000000040200' \
+		$((0xe0000000 + $7 * 0x1000000)) $((0xe0ffffff + $7 * 0x1000000)))
+0x0000000000000000 0x0000000000000000 0x0000000000000000"
 	mkdir -p "$d/sys/bus/pci/devices" "$d/sys/bus/pci/drivers/$3" \
 		"$d/sys/kernel/iommu_groups/$5/devices"
 	ln -s "../../../devices/pci0000:$rb/0000:$rb:01.1/$a" "$d/sys/bus/pci/devices/$a"
@@ -57,8 +61,8 @@ before() {
 	put "$d/proc/driver/nvidia/version" "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build"
 	printf 'ResmanDebugLevel: 4294967295\nDmaRemapPeerMmio: 1\nRegistryDwords: ""\n' \
 		>"$d/proc/driver/nvidia/params"
-	for a in $node0; do gpu "$d" "$a" nvidia 0 $g "$type"; g=$((g + 1)); done
-	for a in $node1; do gpu "$d" "$a" vfio-pci 1 $g "$type"; g=$((g + 1)); done
+	for a in $node0; do gpu "$d" "$a" nvidia 0 $g "$type" $((g - 10)); g=$((g + 1)); done
+	for a in $node1; do gpu "$d" "$a" vfio-pci 1 $g "$type" $((g - 10)); g=$((g + 1)); done
 	put "$d/etc/systemd/system/vllm.service" "[Unit]
 Description=vLLM
 [Service]
@@ -92,7 +96,7 @@ Environment=CUDA_DEVICE_ORDER=PCI_BUS_ID"
 run() {
 	local name=$1 want=$2 rc
 	shift 2
-	"$p2pmap" doctor "$@" >"$tmp/$name.out" 2>&1
+	(cd "$tmp" && "$p2pmap" doctor "$@") >"$tmp/$name.out" 2>&1
 	rc=$?
 	[ "$rc" = "$want" ] || { echo "# $name: exit $rc, want $want"; sed 's/^/# /' "$tmp/$name.out" | head -20; return 1; }
 }
@@ -103,8 +107,20 @@ whole() {
 }
 has() { grep -qxF -- "$2" "$tmp/$1.out"; }
 
+# The kernel log of that host: AMD-Vi lines with the device prefix (01 ->
+# 21 twice, 41 -> 01), two at address 0 (as QEMU's emulation logs them:
+# never attributed, even from a GPU), a VT-d line (61 -> 41).
+cat >"$tmp/dmesg.txt" <<'LOG'
+[   12.345678] nvidia 0000:01:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000b address=0xe1000040 flags=0x0020]
+[   12.345699] nvidia 0000:01:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000b address=0xe1000080 flags=0x0020]
+[   13.000001] nvidia 0000:41:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000c address=0xe0000000 flags=0x0000]
+[   14.000002] AMD-Vi: Event logged [IO_PAGE_FAULT device=0000:00:00.0 domain=0x0000 address=0x0 flags=0x0009]
+[   14.500000] nvidia 0000:21:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0000 address=0x0 flags=0x0009]
+[   15.000003] DMAR: [DMA Read NO_PASID] Request device [61:00.0] fault addr 0xe2000000 [fault reason 0x06] PTE Read access is not set
+[   16.000000] nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver
+LOG
 before "$tmp/before"
-run before 1 --root "$tmp/before" --unit vllm.service && whole before
+run before 1 --root "$tmp/before" --unit vllm.service --dmesg dmesg.txt && whole before
 tap $? "the README's host before p2pmap: every check as expected, first blocking cause p2pmap not loaded, exit 1 (whole output)"
 after "$tmp/after"
 run after 0 --root "$tmp/after" --unit vllm.service && whole after

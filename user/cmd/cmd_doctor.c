@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--root DIR]
- *               [--json]
+ * p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--dmesg FILE]
+ *               [--root DIR] [--json]
  * The host's whole P2P chain, each check ok / warn / fail / skip with its
  * evidence and the fix, then the first blocking cause (host/doctor.h).
  * Changes nothing; works without root and without the module.
@@ -14,7 +14,7 @@
 #include "doctor.h"
 #include "json.h"
 
-#define DOCTOR_USAGE "usage: p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--root DIR] [--json]"
+#define DOCTOR_USAGE "usage: p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--dmesg FILE] [--root DIR] [--json]"
 
 static void print_text(const struct doctor_report *r)
 {
@@ -85,6 +85,8 @@ int cmd_doctor(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--pid") && i + 1 < argc) {
 			env.pid = argv[++i];
 			sources++;
+		} else if (!strcmp(argv[i], "--dmesg") && i + 1 < argc) {
+			env.dmesg = argv[++i];
 		} else if (!strcmp(argv[i], "--env-file") && i + 1 < argc) {
 			env.file = argv[++i];
 			sources++;

@@ -36,6 +36,7 @@ struct doctor_env_source {
 	const char *unit;		/* systemd unit name */
 	const char *pid;		/* a running process */
 	const char *file;		/* KEY=VALUE lines */
+	const char *dmesg;		/* the kernel log, as dmesg prints it */
 };
 
 struct doctor_report {
