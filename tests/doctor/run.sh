@@ -38,8 +38,11 @@ gpu() {
 	put "$dev/class" 0x030200
 	put "$dev/numa_node" "$4"
 	# BAR0: 16 MiB at 0xe0000000 + 16 MiB x the GPU's rank ($7).
+	# BAR1: 32 GiB, 64-bit prefetchable, above 2 TiB.
 	put "$dev/resource" "$(printf '0x%016x 0x%016x 0x0000000000040200' \
 		$((0xe0000000 + $7 * 0x1000000)) $((0xe0ffffff + $7 * 0x1000000)))
+$(printf '0x%016x 0x%016x 0x000000000014220c' \
+		$((0x20000000000 + $7 * 0x1000000000)) $((0x207ffffffff + $7 * 0x1000000000)))
 0x0000000000000000 0x0000000000000000 0x0000000000000000"
 	mkdir -p "$d/sys/bus/pci/devices" "$d/sys/bus/pci/drivers/$3" \
 		"$d/sys/kernel/iommu_groups/$5/devices"
@@ -92,6 +95,28 @@ Environment=VLLM_SKIP_P2P_CHECK=0
 Environment=CUDA_DEVICE_ORDER=PCI_BUS_ID"
 }
 
+# switch DIR: an Intel host (VT-d, DMA-FQ) whose two GPUs share a PCIe
+# switch (PIX): their P2P may never reach the IOMMU.
+switch() {
+	local d=$1 sw=pci0000:00/0000:00:01.0/0000:01:00.0
+	rm -rf "$d"
+	put "$d/proc/cmdline" "BOOT_IMAGE=/boot/vmlinuz-6.1.0-57-amd64 root=/dev/sda1 ro intel_iommu=on"
+	mkdir -p "$d/sys/class/iommu/dmar0"
+	for a in 0000:03:00.0 0000:04:00.0; do
+		local dsp=0000:02:0${a:6:1}.0 dev
+		dev=$d/sys/devices/$sw/$dsp/$a
+		put "$dev/vendor" 0x10de
+		put "$dev/class" 0x030000
+		put "$dev/numa_node" 0
+		mkdir -p "$d/sys/bus/pci/devices" "$d/sys/bus/pci/drivers/nvidia" \
+			"$d/sys/kernel/iommu_groups/${a:6:1}/devices"
+		ln -s "../../../devices/$sw/$dsp/$a" "$d/sys/bus/pci/devices/$a"
+		ln -s "../../../../../../../bus/pci/drivers/nvidia" "$dev/driver"
+		ln -s "../../../../../../../kernel/iommu_groups/${a:6:1}" "$dev/iommu_group"
+		put "$d/sys/kernel/iommu_groups/${a:6:1}/type" DMA-FQ
+	done
+}
+
 # run NAME WANT-RC ARGS...
 run() {
 	local name=$1 want=$2 rc
@@ -128,6 +153,10 @@ tap $? "the same host after link auto and the drop-in: 12 links mapped, nothing 
 before "$tmp/pt" identity iommu=pt
 run pt 1 --root "$tmp/pt" --unit vllm.service && whole pt
 tap $? "an iommu=pt host with SEV-SNP: identity groups, the first blocking cause is SEV-SNP against iommu=pt (whole output)"
+
+switch "$tmp/sw"
+run sw 1 --root "$tmp/sw" && whole sw
+tap $? "an Intel host whose GPUs share a PCIe switch: PIX, their P2P may never reach the IOMMU (whole output)"
 
 # One link pending, one with faults: each a blocking failure, named.
 after "$tmp/a2"

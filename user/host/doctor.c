@@ -24,6 +24,8 @@ struct gpu {
 	char group_type[16];
 	int numa;
 	char root_bus[32];
+	char path[256];			/* /sys/devices/pci.../ADDR */
+	unsigned long long bar_flags[GPU_BARS];
 };
 
 struct host {
@@ -208,10 +210,31 @@ static void read_bars(const struct host *h, struct gpu *g)
 		if (st && en > st && (fl & 0x200)) {	/* IORESOURCE_MEM */
 			g->bar_start[i] = st;
 			g->bar_end[i] = en;
+			g->bar_flags[i] = fl;
 		}
 	}
 	if (f)
 		fclose(f);
+}
+
+/* "pci0000:40/0000:40:01.1/0000:41:00.0": the device's place in the tree. */
+static void device_path(const struct host *h, struct gpu *g)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	const char *p;
+	ssize_t n;
+
+	g->path[0] = '\0';
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s", h->root,
+		 g->addr);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return;
+	target[n] = '\0';
+	p = strstr(target, "/pci");
+	if (p)
+		snprintf(g->path, sizeof(g->path), "%.*s",
+			 (int)sizeof(g->path) - 1, p + 1);
 }
 
 /* NVIDIA display and 3D controllers (class 0x0300xx, 0x0302xx). */
@@ -252,6 +275,7 @@ static void find_gpus(struct host *h)
 						sizeof(g->root_bus)))
 				g->root_bus[0] = '\0';
 			read_bars(h, g);
+			device_path(h, g);
 		}
 		free(names[i]);
 	}
@@ -325,6 +349,120 @@ static void check_gpus(struct host *h)
 			    "IOMMU group %d, %s: P2P needs no mapping, but the group is not isolated%s%s",
 			    g->group, g->group_type[0] ? g->group_type : "type unknown",
 			    others[0] ? "; shares the group with " : "", others);
+	}
+}
+
+static void size_text(unsigned long long bytes, char *buf, size_t len)
+{
+	if (bytes >= 1ULL << 30)
+		snprintf(buf, len, "%llu GiB", bytes >> 30);
+	else if (bytes >= 1ULL << 20)
+		snprintf(buf, len, "%llu MiB", bytes >> 20);
+	else
+		snprintf(buf, len, "%llu KiB", bytes >> 10);
+}
+
+/* Each GPU's memory BARs: size, 64-bit, prefetchable (sysfs resource). */
+static void check_bars(struct host *h)
+{
+	char name[48], text[256], size[16];
+	size_t i, len;
+	int b;
+
+	for (i = 0; i < h->ngpus; i++) {
+		struct gpu *g = &h->gpus[i];
+
+		text[0] = '\0';
+		for (b = 0; b < GPU_BARS; b++) {
+			if (!g->bar_end[b])
+				continue;
+			size_text(g->bar_end[b] - g->bar_start[b] + 1, size,
+				  sizeof(size));
+			len = strlen(text);
+			snprintf(text + len, sizeof(text) - len,
+				 "%sBAR%d %s%s%s", len ? ", " : "", b, size,
+				 g->bar_flags[b] & 0x100000 ? " 64-bit" : "",
+				 g->bar_flags[b] & 0x2000 ? " prefetchable" : "");
+		}
+		snprintf(name, sizeof(name), "gpu.%s.bars", g->addr);
+		add(h, name, text[0] ? DOCTOR_OK : DOCTOR_SKIP, NULL, "%s",
+		    text[0] ? text : "no memory BAR in sysfs's resource file");
+	}
+}
+
+/* How many leading path components two GPUs share, and their counts. */
+static size_t common_depth(const char *a, const char *b, size_t *na,
+			   size_t *nb)
+{
+	size_t depth = 0, la, lb;
+	bool same = true;
+
+	*na = *nb = 0;
+	while (*a || *b) {
+		la = strcspn(a, "/");
+		lb = strcspn(b, "/");
+		*na += !!la;
+		*nb += !!lb;
+		same = same && la && la == lb && !strncmp(a, b, la);
+		depth += same;
+		a += la + !!a[la];
+		b += lb + !!b[lb];
+	}
+	return depth;
+}
+
+/*
+ * Each pair of the server's GPUs in nvidia-smi topo's terms: PIX/PXB
+ * (under one PCIe switch: P2P may turn there, before the root complex and
+ * the IOMMU, unless ACS redirects it), PHB (one host bridge), NODE (host
+ * bridges of one NUMA node), SYS (across NUMA nodes).
+ */
+static void check_paths(struct host *h)
+{
+	const char *cls, *what;
+	char name[64];
+	size_t i, j, d, na, nb;
+
+	for (i = 0; i < h->ngpus; i++) {
+		for (j = i + 1; j < h->ngpus; j++) {
+			struct gpu *a = &h->gpus[i], *b = &h->gpus[j];
+
+			if (strcmp(a->driver, "nvidia") ||
+			    strcmp(b->driver, "nvidia") || !a->path[0] ||
+			    !b->path[0])
+				continue;
+			snprintf(name, sizeof(name), "path.%s~%s", a->addr,
+				 b->addr);
+			d = common_depth(a->path, b->path, &na, &nb);
+			if (strcmp(a->root_bus, b->root_bus)) {
+				cls = a->numa == b->numa ? "NODE" : "SYS";
+				what = a->numa == b->numa ?
+				       "different host bridges of one NUMA node" :
+				       "different NUMA nodes";
+			} else if (d <= 1) {
+				cls = "PHB";
+				what = "one host bridge, different root ports";
+			} else {
+				/*
+				 * The bridges between them: a switch's two
+				 * downstream ports and its upstream port (3)
+				 * is PIX; more (nested switches) is PXB.
+				 */
+				cls = (na - 1 - d) + (nb - 1 - d) + 1 <= 3 ?
+				      "PIX" : "PXB";
+				what = cls[1] == 'I' ? "one PCIe switch" :
+				       "PCIe switches below one root port";
+			}
+			if (!strcmp(cls, "PIX") || !strcmp(cls, "PXB"))
+				add(h, name, DOCTOR_WARN,
+				    "check the switch's ACS (lspci -vvv: ACSCtl ReqRedir+ CmpltRedir+)",
+				    "%s: %s: without ACS redirection their P2P turns in the switch and never reaches the IOMMU (ACS not read here)",
+				    cls, what);
+			else
+				add(h, name, DOCTOR_OK, NULL,
+				    "%s: %s: their P2P goes through the root complex and the IOMMU, where p2pmap's links apply",
+				    cls, what);
+		}
 	}
 }
 
@@ -796,6 +934,8 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	check_cc(h);
 	find_gpus(h);
 	check_gpus(h);
+	check_bars(h);
+	check_paths(h);
 	check_nvidia(h);
 	check_p2pmap(h);
 	check_log(h, env->dmesg);
