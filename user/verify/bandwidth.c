@@ -17,14 +17,12 @@ struct bw_side {
 static bool bw_failed(const struct cuda_api *api, struct verify_bw *bw,
 		      const char *call, CUresult res)
 {
-	if (res == CUDA_SUCCESS_)
-		return false;
-	if (!bw->cuda_call[0]) {
-		snprintf(bw->cuda_call, sizeof(bw->cuda_call), "%s", call);
-		bw->cuda_code = res;
-		cuda_describe(api, res, bw->cuda_error, sizeof(bw->cuda_error));
-	}
-	return true;
+	const struct cuda_first_error fe = {
+		bw->cuda_call, sizeof(bw->cuda_call), &bw->cuda_code,
+		bw->cuda_error, sizeof(bw->cuda_error),
+	};
+
+	return cuda_failed(api, &fe, call, res);
 }
 
 static bool side_open(const struct cuda_api *api, struct verify_bw *bw,

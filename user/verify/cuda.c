@@ -72,3 +72,16 @@ void cuda_describe(const struct cuda_api *api, CUresult res, char *buf,
 		 name ? " (" : "CUDA error ", (int)res, name ? ")" : "",
 		 text ? ": " : "", text ? text : "");
 }
+
+bool cuda_failed(const struct cuda_api *api, const struct cuda_first_error *fe,
+		 const char *call, CUresult res)
+{
+	if (res == CUDA_SUCCESS_)
+		return false;
+	if (!fe->call[0]) {
+		snprintf(fe->call, fe->call_len, "%s", call);
+		*fe->code = res;
+		cuda_describe(api, res, fe->text, fe->text_len);
+	}
+	return true;
+}

@@ -12,6 +12,7 @@
 #ifndef P2PMAP_CUDA_H
 #define P2PMAP_CUDA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifndef P2PMAP_CUDA_REAL_HEADER	/* tests/cuda-check has NVIDIA's types */
@@ -120,5 +121,18 @@ void cuda_unload(struct cuda_api *api);
  */
 void cuda_describe(const struct cuda_api *api, CUresult res, char *buf,
 		   size_t len);
+
+/* Where a run keeps the first CUDA call that failed. */
+struct cuda_first_error {
+	char *call;			/* its name; "" while none failed */
+	size_t call_len;
+	CUresult *code;
+	char *text;			/* cuda_describe() of it */
+	size_t text_len;
+};
+
+/* True when @res failed; the first failure is kept in @fe. */
+bool cuda_failed(const struct cuda_api *api, const struct cuda_first_error *fe,
+		 const char *call, CUresult res);
 
 #endif /* P2PMAP_CUDA_H */

@@ -146,14 +146,12 @@ static void fill_pattern(unsigned char *buf, uint64_t size, uint64_t seed)
 static bool failed(const struct cuda_api *api, struct verify_copy *c,
 		   const char *call, CUresult res)
 {
-	if (res == CUDA_SUCCESS_)
-		return false;
-	if (!c->cuda_call[0]) {
-		snprintf(c->cuda_call, sizeof(c->cuda_call), "%s", call);
-		c->cuda_code = res;
-		cuda_describe(api, res, c->cuda_error, sizeof(c->cuda_error));
-	}
-	return true;
+	const struct cuda_first_error fe = {
+		c->cuda_call, sizeof(c->cuda_call), &c->cuda_code,
+		c->cuda_error, sizeof(c->cuda_error),
+	};
+
+	return cuda_failed(api, &fe, call, res);
 }
 
 /* Both buffers, the pattern where the copy reads, its complement where it
