@@ -95,8 +95,31 @@ Environment=VLLM_SKIP_P2P_CHECK=0
 Environment=CUDA_DEVICE_ORDER=PCI_BUS_ID"
 }
 
-# switch DIR: an Intel host (VT-d, DMA-FQ) whose two GPUs share a PCIe
-# switch (PIX): their P2P may never reach the IOMMU.
+# port DIR PATH ACSCTL: a PCIe switch downstream port with an ACS
+# capability (extended config space at 0x100) whose control is ACSCTL.
+port() {
+	local dev=$1/sys/devices/$2 a=${2##*/}
+	put "$dev/vendor" 0x10b5
+	put "$dev/device" 0x9797
+	put "$dev/class" 0x060400
+	python3 - "$dev/config" "$3" <<'PY'
+import struct, sys
+c = bytearray(4096)
+struct.pack_into("<HH", c, 0, 0x10b5, 0x9797)     # PLX
+struct.pack_into("<H", c, 6, 0x0010)              # status: capability list
+c[0x0b], c[0x0a], c[0x0e] = 0x06, 0x04, 0x01      # bridge, header type 1
+c[0x34] = 0x40
+struct.pack_into("<BBH", c, 0x40, 0x10, 0, 0x0062) # PCIe, downstream port
+struct.pack_into("<I", c, 0x100, 0x0001000d)      # ACS, version 1, last
+struct.pack_into("<HH", c, 0x104, 0x005f, int(sys.argv[2], 0))
+open(sys.argv[1], "wb").write(bytes(c))
+PY
+	ln -s "../../../devices/$2" "$1/sys/bus/pci/devices/$a"
+}
+
+# switch DIR [ACSCTL]: an Intel host (VT-d, DMA-FQ) whose two GPUs share a
+# PCIe switch (PIX), ACS control ACSCTL on its downstream ports (default
+# 0: P2P turns in the switch and never reaches the IOMMU).
 switch() {
 	local d=$1 sw=pci0000:00/0000:00:01.0/0000:01:00.0
 	rm -rf "$d"
@@ -114,6 +137,7 @@ switch() {
 		ln -s "../../../../../../../bus/pci/drivers/nvidia" "$dev/driver"
 		ln -s "../../../../../../../kernel/iommu_groups/${a:6:1}" "$dev/iommu_group"
 		put "$d/sys/kernel/iommu_groups/${a:6:1}/type" DMA-FQ
+		port "$d" "$sw/$dsp" "${2:-0}"
 	done
 }
 
@@ -156,7 +180,11 @@ tap $? "an iommu=pt host with SEV-SNP: identity groups, the first blocking cause
 
 switch "$tmp/sw"
 run sw 1 --root "$tmp/sw" && whole sw
-tap $? "an Intel host whose GPUs share a PCIe switch: PIX, their P2P may never reach the IOMMU (whole output)"
+tap $? "an Intel host whose GPUs share a PCIe switch, ACS off: PIX, their P2P never reaches the IOMMU, the port named (whole output)"
+switch "$tmp/sw2" 0x1d
+run sw2 1 --root "$tmp/sw2"
+grep -q "^ok    path.0000:03:00.0~0000:04:00.0: PIX: one PCIe switch whose ports redirect peer requests upstream (ACS ReqRedir+ CmpltRedir+)" "$tmp/sw2.out"
+tap $? "... with ACS ReqRedir and CmpltRedir on its downstream ports (read through libpci): their P2P reaches the IOMMU"
 
 # One link pending, one with faults: each a blocking failure, named.
 after "$tmp/a2"

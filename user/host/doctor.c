@@ -13,6 +13,7 @@
 
 #include "doctor.h"
 #include "link_sysfs.h"
+#include "pci_scan.h"
 
 #define GPU_BARS	6
 
@@ -411,6 +412,82 @@ static size_t common_depth(const char *a, const char *b, size_t *na,
 	return depth;
 }
 
+/* ---- ACS on the switch ports above a GPU (PCI config space, libpci) */
+
+struct acs_query {
+	const char *addr;
+	int ctrl;			/* ACS control, -1 no capability */
+	bool found;
+};
+
+static int acs_scan(struct pci_access *pacc, void *arg)
+{
+	struct acs_query *q = arg;
+	struct pci_cap *cap;
+	struct pci_dev *d;
+	char a[16];
+
+	for (d = pacc->devices; d; d = d->next) {
+		snprintf(a, sizeof(a), "%04x:%02x:%02x.%x", d->domain & 0xffff,
+			 d->bus, d->dev, d->func);
+		if (strcmp(a, q->addr))
+			continue;
+		q->found = true;
+		cap = pci_find_cap(d, PCI_EXT_CAP_ID_ACS, PCI_CAP_EXTENDED);
+		q->ctrl = cap ? pci_read_word(d, cap->addr + PCI_ACS_CTRL) : -1;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Does port @addr redirect peer requests and completions upstream (ACS
+ * ReqRedir and CmpltRedir)?  1 yes, 0 no (or no ACS), -1 unreadable.
+ */
+static int acs_redirects(const struct host *h, const char *addr)
+{
+	struct acs_query q = { .addr = addr, .ctrl = -1 };
+	char sysfs[PATH_MAX], why[128];
+
+	snprintf(sysfs, sizeof(sysfs), "%s/sys/bus/pci", h->root);
+	if (pci_scan_guarded(h->root[0] ? sysfs : NULL, acs_scan, &q, why,
+			     sizeof(why)) || !q.found)
+		return -1;
+	if (q.ctrl < 0)
+		return 0;
+	return (q.ctrl & (PCI_ACS_CTRL_REQ_RED | PCI_ACS_CTRL_CMPLT_RED)) ==
+	       (PCI_ACS_CTRL_REQ_RED | PCI_ACS_CTRL_CMPLT_RED);
+}
+
+/*
+ * The ports a peer request from @g enters below the pair's common bridge:
+ * components @common .. last-1 of its path.  Every one must redirect.
+ * Returns 1, 0 (naming the first that does not in @port), or -1.
+ */
+static int path_redirects(const struct host *h, const struct gpu *g,
+			  size_t common, char *port, size_t len)
+{
+	char comp[32];
+	const char *p = g->path;
+	size_t i = 0, n;
+	int ret = 1, r;
+
+	while (*p) {
+		n = strcspn(p, "/");
+		if (i >= common && p[n]) {	/* not the GPU itself */
+			snprintf(comp, sizeof(comp), "%.*s", (int)n, p);
+			r = acs_redirects(h, comp);
+			if (r <= 0 && ret == 1) {
+				snprintf(port, len, "%s", comp);
+				ret = r;
+			}
+		}
+		i++;
+		p += n + !!p[n];
+	}
+	return ret;
+}
+
 /*
  * Each pair of the server's GPUs in nvidia-smi topo's terms: PIX/PXB
  * (under one PCIe switch: P2P may turn there, before the root complex and
@@ -453,15 +530,31 @@ static void check_paths(struct host *h)
 				what = cls[1] == 'I' ? "one PCIe switch" :
 				       "PCIe switches below one root port";
 			}
-			if (!strcmp(cls, "PIX") || !strcmp(cls, "PXB"))
-				add(h, name, DOCTOR_WARN,
-				    "check the switch's ACS (lspci -vvv: ACSCtl ReqRedir+ CmpltRedir+)",
-				    "%s: %s: without ACS redirection their P2P turns in the switch and never reaches the IOMMU (ACS not read here)",
-				    cls, what);
-			else
+			if (!strcmp(cls, "PIX") || !strcmp(cls, "PXB")) {
+				char port[32] = "";
+				int ra = path_redirects(h, a, d, port, sizeof(port));
+				int rb = ra ? path_redirects(h, b, d, port,
+							     sizeof(port)) : 0;
+
+				if (ra == 1 && rb == 1)
+					add(h, name, DOCTOR_OK, NULL,
+					    "%s: %s whose ports redirect peer requests upstream (ACS ReqRedir+ CmpltRedir+): their P2P reaches the root complex and the IOMMU",
+					    cls, what);
+				else if (!ra || !rb)
+					add(h, name, DOCTOR_WARN,
+					    "enable ACS ReqRedir and CmpltRedir on the switch's downstream ports (setpci, or the platform's ACS setting), or accept P2P without IOMMU translation",
+					    "%s: %s: port %s does not redirect peer requests (no ACS ReqRedir+ CmpltRedir+): their P2P turns in the switch and never reaches the IOMMU, so p2pmap's links do not apply to it",
+					    cls, what, port);
+				else
+					add(h, name, DOCTOR_WARN,
+					    "run as root (ACS sits in the extended configuration space)",
+					    "%s: %s: the ACS control of port %s cannot be read: without redirection their P2P turns in the switch, before the IOMMU",
+					    cls, what, port);
+			} else {
 				add(h, name, DOCTOR_OK, NULL,
 				    "%s: %s: their P2P goes through the root complex and the IOMMU, where p2pmap's links apply",
 				    cls, what);
+			}
 		}
 	}
 }
