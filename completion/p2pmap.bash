@@ -148,8 +148,8 @@ _p2pmap()
 	doctor)
 		case $prev in
 		--env-file|--root|--dmesg) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-		--unit|--pid) return 0 ;;
-		*) opts='--unit --pid --env-file --dmesg --root --json' ;;
+		--unit|--pid|--gpus|--driver) return 0 ;;
+		*) opts='--unit --pid --env-file --dmesg --gpus --driver --root --json' ;;
 		esac ;;
 	env)
 		case $prev in

@@ -52,7 +52,8 @@ static const struct {
 	{ "nccl-check", cmd_nccl_check, "LOG [--verify FILE] [--json]  the transport NCCL chose per\n"
 		  "           rank pair (NCCL_DEBUG=INFO log), against p2pmap verify's verdicts" },
 	{ "doctor", cmd_doctor, "[--unit NAME|--pid PID|--env-file FILE] [--dmesg FILE]\n"
-		  "           [--root DIR] [--json]  the host's P2P chain checked (IOMMU,\n"
+		  "           [--gpus VENDOR[:DEVICE]] [--driver NAME] [--root DIR] [--json]\n"
+		  "           the host's P2P chain checked (IOMMU,\n"
 		  "           SEV-SNP, GPUs, NVIDIA, p2pmap, links, fault lines, the server's\n"
 		  "           environment), then the first blocking cause" },
 	{ "env", cmd_env, "--verify FILE [--devices LIST] [--format shell|systemd] [--root DIR]\n"

@@ -230,10 +230,17 @@ PY
 tap $? "--json: the same checks, levels and first blocking cause"
 
 rc=0
-for args in "--unit a --pid 1" "--unit ../etc/x" "--pid 12x" "--bogus"; do
+for args in "--unit a --pid 1" "--unit ../etc/x" "--pid 12x" "--bogus" "--gpus zz" "--gpus 10de:" "--driver"; do
 	run usage 2 $args || rc=1
 done
-tap $rc "usage errors exit 2 (two sources, a unit path, a bad pid, an unknown option)"
+tap $rc "usage errors exit 2 (two sources, a unit path, a bad pid, an unknown option, a bad --gpus, --driver without a name)"
+run other 1 --root "$tmp/sw" --gpus 10b5:9797 --driver pcieport
+grep -q "^warn  gpu.0000:02:03.0.driver: 0000:02:03.0 (NUMA node -1) is bound to no driver" "$tmp/other.out" &&
+	[ "$(grep -c '^.....\? *gpu\..*\.driver' "$tmp/other.out")" = 2 ]
+tap $? "--gpus VENDOR:DEVICE: any class of that vendor and device (the switch's two ports)"
+run none 0 --root "$tmp/sw" --gpus 10b5:1111
+grep -qx "warn  gpus: no device 10b5:1111 in /sys/bus/pci/devices" "$tmp/none.out"
+tap $? "--gpus naming no device: said"
 
 # The build machine itself: a real host (no GPU here); nothing may crash.
 "$p2pmap" doctor --root / >"$tmp/self.out" 2>&1

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--dmesg FILE]
- *               [--root DIR] [--json]
+ *               [--gpus VENDOR[:DEVICE]] [--driver NAME] [--root DIR] [--json]
+ * (--gpus, --driver: which devices are the server's GPUs, and its driver;
+ * NVIDIA display and 3D controllers and nvidia by default)
  * The host's whole P2P chain, each check ok / warn / fail / skip with its
  * evidence and the fix, then the first blocking cause (host/doctor.h).
  * Changes nothing; works without root and without the module.
@@ -14,7 +16,7 @@
 #include "doctor.h"
 #include "json.h"
 
-#define DOCTOR_USAGE "usage: p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--dmesg FILE] [--root DIR] [--json]"
+#define DOCTOR_USAGE "usage: p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--dmesg FILE] [--gpus VENDOR[:DEVICE]] [--driver NAME] [--root DIR] [--json]"
 
 static void print_text(const struct doctor_report *r)
 {
@@ -69,6 +71,9 @@ int cmd_doctor(int argc, char **argv)
 {
 	static struct doctor_report r;
 	struct doctor_env_source env = { 0 };
+	struct doctor_gpus gpus = { .vendor = 0x10de, .driver = "nvidia" };
+	unsigned int vendor, device;
+	char junk;
 	const char *root = "";
 	bool json = false;
 	int i, sources = 0;
@@ -85,6 +90,23 @@ int cmd_doctor(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--pid") && i + 1 < argc) {
 			env.pid = argv[++i];
 			sources++;
+		} else if (!strcmp(argv[i], "--gpus") && i + 1 < argc) {
+			device = 0;
+			if ((sscanf(argv[i + 1], "%4x:%4x%c", &vendor, &device,
+				    &junk) != 2 &&
+			     sscanf(argv[i + 1], "%4x%c", &vendor, &junk) != 1) ||
+			    !vendor) {
+				fprintf(stderr, "p2pmap: doctor: --gpus takes VENDOR[:DEVICE] in hex (lspci -d), not \"%s\"\n",
+					argv[i + 1]);
+				return EXIT_USAGE;
+			}
+			gpus.vendor = vendor;
+			gpus.device = device;
+			gpus.any_class = true;
+			i++;
+		} else if (!strcmp(argv[i], "--driver") && i + 1 < argc &&
+			   argv[i + 1][0]) {
+			gpus.driver = argv[++i];
 		} else if (!strcmp(argv[i], "--dmesg") && i + 1 < argc) {
 			env.dmesg = argv[++i];
 		} else if (!strcmp(argv[i], "--env-file") && i + 1 < argc) {
@@ -111,7 +133,7 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (!strcmp(root, "/"))
 		root = "";
-	doctor_run(root, &env, &r);
+	doctor_run(root, &env, &gpus, &r);
 	if (json)
 		print_json(&r);
 	else

@@ -31,6 +31,7 @@ struct gpu {
 
 struct host {
 	const char *root;
+	const struct doctor_gpus *want;
 	struct gpu gpus[DOCTOR_MAX_GPUS];
 	size_t ngpus;
 	bool pt, snp, tdx, loaded;
@@ -238,6 +239,24 @@ static void device_path(const struct host *h, struct gpu *g)
 			 (int)sizeof(g->path) - 1, p + 1);
 }
 
+/* The wanted vendor[:device], and a display or 3D controller class. */
+static bool is_gpu(const struct host *h, const char *a)
+{
+	char v[32];
+
+	if (!rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/vendor", a) ||
+	    strtoul(v, NULL, 16) != h->want->vendor)
+		return false;
+	if (h->want->device &&
+	    (!rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/device", a) ||
+	     strtoul(v, NULL, 16) != h->want->device))
+		return false;
+	if (h->want->any_class)
+		return true;
+	return rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/class", a) &&
+	       (!strncmp(v, "0x0300", 6) || !strncmp(v, "0x0302", 6));
+}
+
 /* NVIDIA display and 3D controllers (class 0x0300xx, 0x0302xx). */
 static void find_gpus(struct host *h)
 {
@@ -252,11 +271,7 @@ static void find_gpus(struct host *h)
 		const char *a = names[i]->d_name;
 
 		if (a[0] != '.' && h->ngpus < DOCTOR_MAX_GPUS &&
-		    strlen(a) < sizeof(h->gpus[0].addr) &&
-		    rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/vendor", a) &&
-		    !strcmp(v, "0x10de") &&
-		    rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/class", a) &&
-		    (!strncmp(v, "0x0300", 6) || !strncmp(v, "0x0302", 6))) {
+		    strlen(a) < sizeof(h->gpus[0].addr) && is_gpu(h, a)) {
 			g = &h->gpus[h->ngpus++];
 			memset(g, 0, sizeof(*g));
 			snprintf(g->addr, sizeof(g->addr), "%.*s",
@@ -296,19 +311,26 @@ static void check_gpus(struct host *h)
 	size_t i, len;
 	DIR *d;
 
-	if (!h->ngpus) {
+	if (!h->ngpus && !h->want->any_class) {
 		add(h, "gpus", DOCTOR_WARN, NULL,
 		    "no NVIDIA GPU in /sys/bus/pci/devices");
+		return;
+	}
+	if (!h->ngpus) {
+		add(h, "gpus", DOCTOR_WARN, NULL,
+		    "no device %04x%s%.0x in /sys/bus/pci/devices",
+		    h->want->vendor, h->want->device ? ":" : "",
+		    h->want->device);
 		return;
 	}
 	for (i = 0; i < h->ngpus; i++) {
 		struct gpu *g = &h->gpus[i];
 
 		snprintf(name, sizeof(name), "gpu.%s.driver", g->addr);
-		if (!strcmp(g->driver, "nvidia"))
+		if (!strcmp(g->driver, h->want->driver))
 			add(h, name, DOCTOR_OK, NULL,
-			    "%s (NUMA node %d) is bound to nvidia", g->addr,
-			    g->numa);
+			    "%s (NUMA node %d) is bound to %s", g->addr,
+			    g->numa, g->driver);
 		else if (!strcmp(g->driver, "vfio-pci"))
 			add(h, name, DOCTOR_OK, NULL,
 			    "%s (NUMA node %d) is bound to vfio-pci (a VM's or another VFIO user's): p2pmap never maps into or out of it",
@@ -335,7 +357,7 @@ static void check_gpus(struct host *h)
 		if (g->group < 0)
 			add(h, name, DOCTOR_WARN, NULL,
 			    "%s is in no IOMMU group", g->addr);
-		else if (translated(g) && !strcmp(g->driver, "nvidia"))
+		else if (translated(g) && !strcmp(g->driver, h->want->driver))
 			add(h, name, others[0] ? DOCTOR_WARN : DOCTOR_OK, NULL,
 			    "IOMMU group %d, %s: translated, so a peer's BAR needs a mapping in this GPU's domain%s%s",
 			    g->group, g->group_type,
@@ -504,8 +526,8 @@ static void check_paths(struct host *h)
 		for (j = i + 1; j < h->ngpus; j++) {
 			struct gpu *a = &h->gpus[i], *b = &h->gpus[j];
 
-			if (strcmp(a->driver, "nvidia") ||
-			    strcmp(b->driver, "nvidia") || !a->path[0] ||
+			if (strcmp(a->driver, h->want->driver) ||
+			    strcmp(b->driver, h->want->driver) || !a->path[0] ||
 			    !b->path[0])
 				continue;
 			snprintf(name, sizeof(name), "path.%s~%s", a->addr,
@@ -599,10 +621,10 @@ static void check_nvidia(struct host *h)
 		    "DmaRemapPeerMmio: 0: the driver maps no peer BAR itself: every direction needs a p2pmap link");
 }
 
-/* Translated GPUs bound to nvidia: those whose P2P needs p2pmap. */
-static bool needs_links(const struct gpu *g)
+/* Translated GPUs bound to the server's driver: their P2P needs p2pmap. */
+static bool needs_links(const struct host *h, const struct gpu *g)
 {
-	return translated(g) && !strcmp(g->driver, "nvidia");
+	return translated(g) && !strcmp(g->driver, h->want->driver);
 }
 
 static void check_p2pmap(struct host *h)
@@ -613,19 +635,20 @@ static void check_p2pmap(struct host *h)
 	struct doctor_check *c;
 
 	for (i = 0; i < h->ngpus; i++)
-		need += needs_links(&h->gpus[i]);
+		need += needs_links(h, &h->gpus[i]);
 	h->loaded = link_sysfs_loaded(h->root);
 	if (!h->loaded && need < 2) {
 		add(h, "p2pmap.loaded", DOCTOR_OK, NULL,
-		    "p2pmap is not loaded; fewer than two translated nvidia GPUs, none needs it");
+		    "p2pmap is not loaded; fewer than two translated %s GPUs, none needs it",
+		    h->want->driver);
 		return;
 	}
 	if (!h->loaded) {
 		c = add(h, "p2pmap.loaded", DOCTOR_FAIL,
 			exists(h, "/sys/module/p2pmap") ? "" :
 			"modprobe p2pmap (installed with make install or the p2pmap-dkms package)",
-			"p2pmap is not loaded: no peer BAR is mapped in %zu translated nvidia GPU(s)' domains",
-			need);
+			"p2pmap is not loaded: no peer BAR is mapped in %zu translated %s GPU(s)' domains",
+			need, h->want->driver);
 		blocking(c);
 		return;
 	}
@@ -638,7 +661,7 @@ static void check_p2pmap(struct host *h)
 		for (j = 0; j < h->ngpus; j++) {
 			struct gpu *a = &h->gpus[i], *b = &h->gpus[j];
 
-			if (i == j || !needs_links(a) || !needs_links(b) ||
+			if (i == j || !needs_links(h, a) || !needs_links(h, b) ||
 			    a->numa != b->numa)
 				continue;
 			link_sysfs_read(h->root, a->addr, b->addr, &l);
@@ -807,11 +830,11 @@ static bool cross_root(const struct host *h)
 {
 	size_t i, j;
 
-	/* The server's GPUs: those bound to nvidia, translated or not. */
+	/* The server's GPUs: those bound to its driver, translated or not. */
 	for (i = 0; i < h->ngpus; i++)
 		for (j = i + 1; j < h->ngpus; j++)
-			if (!strcmp(h->gpus[i].driver, "nvidia") &&
-			    !strcmp(h->gpus[j].driver, "nvidia") &&
+			if (!strcmp(h->gpus[i].driver, h->want->driver) &&
+			    !strcmp(h->gpus[j].driver, h->want->driver) &&
 			    strcmp(h->gpus[i].root_bus, h->gpus[j].root_bus))
 				return true;
 	return false;
@@ -852,8 +875,8 @@ static void check_env(struct host *h, const struct doctor_env_source *src)
 		    "NCCL_P2P_LEVEL=%s in %s", e.level, e.from);
 	else
 		add(h, "env.nccl_p2p_level", DOCTOR_OK, NULL,
-		    "NCCL_P2P_LEVEL is unset in %s; the nvidia GPUs share one root complex",
-		    e.from);
+		    "NCCL_P2P_LEVEL is unset in %s; the %s GPUs share one root complex",
+		    e.from, h->want->driver);
 	if (strcmp(e.vllm, "0"))
 		add(h, "env.vllm_skip_p2p_check", DOCTOR_WARN,
 		    "p2pmap verify --vllm-cache, then VLLM_SKIP_P2P_CHECK=0",
@@ -1014,7 +1037,7 @@ static void check_log(struct host *h, const char *path)
 }
 
 void doctor_run(const char *root, const struct doctor_env_source *env,
-		struct doctor_report *r)
+		const struct doctor_gpus *gpus, struct doctor_report *r)
 {
 	struct host *h = calloc(1, sizeof(*h));
 
@@ -1022,6 +1045,7 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	if (!h)
 		return;
 	h->root = root;
+	h->want = gpus;
 	h->r = r;
 	check_iommu(h);
 	check_cc(h);

@@ -39,6 +39,13 @@ struct doctor_env_source {
 	const char *dmesg;		/* the kernel log, as dmesg prints it */
 };
 
+/* Which devices are the server's GPUs; defaults: NVIDIA, nvidia. */
+struct doctor_gpus {
+	unsigned int vendor, device;	/* device 0: any */
+	bool any_class;			/* not only display/3D controllers */
+	const char *driver;		/* the inference driver */
+};
+
 struct doctor_report {
 	size_t n;
 	struct doctor_check c[DOCTOR_MAX_CHECKS];
@@ -46,7 +53,7 @@ struct doctor_report {
 
 /* Runs every check; @root "" for the host itself. */
 void doctor_run(const char *root, const struct doctor_env_source *env,
-		struct doctor_report *r);
+		const struct doctor_gpus *gpus, struct doctor_report *r);
 
 const char *doctor_level_name(enum doctor_level l);
 
