@@ -154,11 +154,16 @@ if command -v tmux >/dev/null; then
 	sock=p2pmap-man-$$
 	tmux -L "$sock" -f /dev/null new-session -d -x 150 -y 10 \
 		"env -i HOME=/nonexistent HISTFILE= TERM=xterm PS1='$ ' P2PMAP_COMPLETION_PCI_DIR=$tmp/pci bash --norc --noprofile"
-	tmux -L "$sock" send-keys "source $top/completion/p2pmap.bash" Enter
+	tmux -L "$sock" send-keys "source $top/completion/p2pmap.bash; echo sourced" Enter
+	# Type only once the completion is loaded (a loaded machine is slow).
+	for i in $(seq 100); do
+		tmux -L "$sock" capture-pane -p | grep -qx sourced && break
+		sleep 0.1
+	done
 	tmux -L "$sock" send-keys "p2pmap link add 0000:0" Tab
 	tmux -L "$sock" send-keys "0000:4" Tab
 	got=
-	for i in $(seq 50); do
+	for i in $(seq 100); do
 		got=$(tmux -L "$sock" capture-pane -p | grep '^\$ p2pmap link add' | tail -1)
 		[[ $got == *" 0000:41:00.0" ]] && break
 		sleep 0.1
