@@ -175,7 +175,8 @@ tap $? "a file that is not verify's output: exit 1, said so"
 run help 0 --help && grep -q "Usage: p2pmap env --verify FILE" "$tmp/help.out"
 tap $? "env --help"
 
-# The README's "From faults to a faster server" shows these outputs: each
+# The README's "From faults to a faster server" shows these outputs (and
+# tests/doctor's): each
 # block between "<!-- tests/... -->" and "<!-- end -->" must be the file.
 python3 - "$top" <<'PY'
 import re, sys
@@ -188,6 +189,6 @@ for path, text in blocks:
     want = open(top + "/" + path).read().rstrip("\n").split("\n")
     assert lines == want, (path, lines[:3], want[:3])
 PY
-tap $? "the README's env and nccl-check examples are what the commands print"
+tap $? "the README's doctor, env and nccl-check examples are what the commands print"
 
 tap_done
