@@ -349,6 +349,21 @@ P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0" run nobw verify --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(r["bandwidth"] is None for r in d["directions"])' "$tmp/nobw.out"
 tap $? "without --bandwidth, \"bandwidth\": null"
 
+# --json on every outcome: an error is a document too.
+rc=0
+for c in "3 nodev-j|" "2 usage-j|--bogus" "2 range-j|--devices 0,9"; do
+	want=${c%% *} rest=${c#* } name=${rest%%|*} args=${rest#*|}
+	if [ "$name" = nodev-j ]; then
+		P2PMAP_CUDA_STUB="" run $name verify --json
+	else
+		run $name verify --json $args
+	fi
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["exit_code"] == int(sys.argv[2]) and d["error"] and d["directions"] == []' \
+		"$tmp/$name.out" "$want" && [ "$(cat "$tmp/$name.rc")" = "$want" ] ||
+		{ rc=1; echo "# $name: $(cat "$tmp/$name.out")"; }
+done
+tap $rc "--json on a failure (no CUDA device, a bad option, a device out of range): {\"error\", \"exit_code\", \"directions\": []}, same exit code"
+
 # No CUDA: exit 3.
 P2PMAP_CUDA_STUB="" run nodev verify
 [ "$(cat "$tmp/nodev.rc")" = 3 ] &&

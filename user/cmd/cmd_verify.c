@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,12 @@
 #include "caches.h"
 #include "cmd.h"
 #include "isolate.h"
+#include "json.h"
 #include "pciaddr.h"
 #include "verify.h"
 #include "verify_faults.h"
 
-#define VERIFY_USAGE "usage: p2pmap verify [--devices 0,1,...] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]"
+#define VERIFY_USAGE "usage: p2pmap verify [--devices LIST] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]"
 
 /* "0,1,3": CUDA indices, distinct. */
 /* "GPU-" and 32 hex digits in nvidia-smi's 8-4-4-4-12 groups. */
@@ -146,6 +148,39 @@ static int parse_timeout(const char *s, unsigned int *t)
 	return 0;
 }
 
+/* The last error that ended verify before any direction ran, for --json. */
+static char verify_error[320];
+
+static void __attribute__((format(printf, 1, 2))) verr(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(verify_error, sizeof(verify_error), fmt, ap);
+	va_end(ap);
+	fputs(verify_error, stderr);
+	verify_error[strcspn(verify_error, "\n")] = '\0';
+}
+
+/* --json: an outcome without results is a document too. */
+static int json_failure(int code)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_key(&j, "error");
+	json_str(&j, verify_error[0] ? verify_error : "verify failed");
+	json_key(&j, "exit_code");
+	json_u64(&j, code);
+	json_key(&j, "directions");
+	json_arr_begin(&j);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	putchar('\n');
+	return code;
+}
+
 static int parse_args(int argc, char **argv, struct verify_opts *o)
 {
 	int i;
@@ -165,24 +200,24 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 		} else if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
 			if (parse_devices(argv[++i], o->spec, &o->nspec) ||
 			    o->nspec < 2) {
-				fprintf(stderr, "p2pmap: invalid --devices \"%s\" (two or more CUDA ordinals, PCI addresses or GPU UUIDs, e.g. 0,1)\n",
+				verr("p2pmap: invalid --devices \"%s\" (two or more CUDA ordinals, PCI addresses or GPU UUIDs, e.g. 0,1)\n",
 					argv[i]);
 				return -1;
 			}
 		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
 			if (parse_size(argv[++i], &o->size)) {
-				fprintf(stderr, "p2pmap: invalid --size \"%s\" (1 byte to 1G; suffixes K, M, G)\n",
+				verr("p2pmap: invalid --size \"%s\" (1 byte to 1G; suffixes K, M, G)\n",
 					argv[i]);
 				return -1;
 			}
 		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
 			if (parse_timeout(argv[++i], &o->timeout)) {
-				fprintf(stderr, "p2pmap: invalid --timeout \"%s\" (1 to 3600 seconds)\n",
+				verr("p2pmap: invalid --timeout \"%s\" (1 to 3600 seconds)\n",
 					argv[i]);
 				return -1;
 			}
 		} else {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
+			verr("p2pmap: unknown argument \"%s\"; %s\n",
 				argv[i], VERIFY_USAGE);
 			return -1;
 		}
@@ -312,28 +347,28 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 	size_t k;
 
 	if (!e) {
-		fprintf(stderr, "p2pmap: out of memory\n");
+		verr("p2pmap: out of memory\n");
 		return -EXIT_RUNTIME;
 	}
 	st = isolate_run(enum_child, NULL, e, sizeof(*e), o->timeout, why,
 			 sizeof(why));
 	ret = -EXIT_RUNTIME;
 	if (st != ISOLATE_OK) {
-		fprintf(stderr, "p2pmap verify: listing the CUDA devices: %s\n",
+		verr("p2pmap verify: listing the CUDA devices: %s\n",
 			why);
 	} else if (e->load == CUDA_LOAD_NOT_FOUND) {
-		fprintf(stderr, "p2pmap verify: no CUDA driver (" CUDA_LIB " not found)\n");
+		verr("p2pmap verify: no CUDA driver (" CUDA_LIB " not found)\n");
 		ret = -VERIFY_EXIT_NO_CUDA;
 	} else if (e->load) {
-		fprintf(stderr, "p2pmap verify: the CUDA driver cannot be used: %s\n",
+		verr("p2pmap verify: the CUDA driver cannot be used: %s\n",
 			e->err);
 		ret = -VERIFY_EXIT_NO_CUDA;
 	} else if (e->init == CUDA_ERR_NO_DEVICE ||
 		   (e->init == CUDA_SUCCESS_ && !e->count)) {
-		fprintf(stderr, "p2pmap verify: no CUDA devices\n");
+		verr("p2pmap verify: no CUDA devices\n");
 		ret = -VERIFY_EXIT_NO_CUDA;
 	} else if (e->init != CUDA_SUCCESS_) {
-		fprintf(stderr, "p2pmap verify: cuInit: %s\n", e->err);
+		verr("p2pmap verify: cuInit: %s\n", e->err);
 	} else {
 		ret = 0;
 	}
@@ -357,13 +392,13 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 	for (k = 0; k < (o->nspec ? o->nspec : (size_t)*count); k++) {
 		i = o->nspec ? resolve_device(o->spec[k], all, *count) : (int)k;
 		if (i < 0) {
-			fprintf(stderr, "p2pmap verify: no CUDA device %s (%d present)\n",
+			verr("p2pmap verify: no CUDA device %s (%d present)\n",
 				o->spec[k], *count);
 			return -EXIT_USAGE;
 		}
 		for (j = 0; j < n; j++) {
 			if (sel[j].index == i) {
-				fprintf(stderr, "p2pmap verify: --devices names CUDA device %d twice (as %s)\n",
+				verr("p2pmap verify: --devices names CUDA device %d twice (as %s)\n",
 					i, o->spec[k]);
 				return -EXIT_USAGE;
 			}
@@ -375,7 +410,7 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 		n++;
 	}
 	if (n < 2) {
-		fprintf(stderr, "p2pmap verify: fewer than two usable CUDA devices: no direction to verify\n");
+		verr("p2pmap verify: fewer than two usable CUDA devices: no direction to verify\n");
 		return -VERIFY_EXIT_NO_CUDA;
 	}
 	return n;
@@ -475,8 +510,11 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 	int ret = EXIT_OK;
 
 	if (env && *env ? verify_faults_file_open(&faults, env) :
-			  verify_faults_nl_open(&faults))
-		return EXIT_RUNTIME;
+			  verify_faults_nl_open(&faults)) {
+		snprintf(verify_error, sizeof(verify_error),
+			 "p2pmap verify: the fault counters cannot be read");
+		return o->json ? json_failure(EXIT_RUNTIME) : EXIT_RUNTIME;
+	}
 	r = calloc(ngpus * (ngpus - 1), sizeof(*r));
 	if (!r) {
 		fprintf(stderr, "p2pmap: out of memory\n");
@@ -541,10 +579,14 @@ int cmd_verify(int argc, char **argv)
 	struct verify_opts o;
 	int count = 0, n;
 
-	if (parse_args(argc, argv, &o))
+	if (parse_args(argc, argv, &o)) {
+		for (n = 1; n < argc; n++)
+			if (!strcmp(argv[n], "--json"))
+				return json_failure(EXIT_USAGE);
 		return EXIT_USAGE;
+	}
 	n = select_gpus(&o, all, &count, sel);
 	if (n < 0)
-		return -n;
+		return o.json ? json_failure(-n) : -n;
 	return run(&o, all, count, sel, n);
 }
