@@ -656,15 +656,22 @@ static void check_p2pmap(struct host *h)
 	add(h, "p2pmap.loaded", DOCTOR_OK, NULL, "p2pmap %s is loaded",
 	    v[0] ? v : "(version unknown)");
 
-	/* The README's story: a full mesh within each NUMA node. */
+	/*
+	 * Every configured link between GPUs, whatever their drivers now
+	 * (a GPU that left makes its links pending), and the README's
+	 * story: a full mesh among the server's GPUs of each NUMA node.
+	 */
 	for (i = 0; i < h->ngpus; i++) {
 		for (j = 0; j < h->ngpus; j++) {
 			struct gpu *a = &h->gpus[i], *b = &h->gpus[j];
 
-			if (i == j || !needs_links(h, a) || !needs_links(h, b) ||
-			    a->numa != b->numa)
+			if (i == j)
 				continue;
 			link_sysfs_read(h->root, a->addr, b->addr, &l);
+			if (!l.exists && (!needs_links(h, a) ||
+					  !needs_links(h, b) ||
+					  a->numa != b->numa))
+				continue;
 			snprintf(name, sizeof(name), "link.%s>%s", a->addr,
 				 b->addr);
 			if (!l.exists) {
@@ -673,6 +680,12 @@ static void check_p2pmap(struct host *h)
 				add(h, name, DOCTOR_WARN, fix,
 				    "no link %s -> %s (same NUMA node %d): P2P in this direction works only if the driver maps it",
 				    a->addr, b->addr, a->numa);
+			} else if (!strcmp(l.state, "blocked")) {
+				/* The policy's word: by design, not a fault. */
+				add(h, name, DOCTOR_WARN, "p2pmap status",
+				    "link %s -> %s is blocked%s%s", a->addr,
+				    b->addr, l.reason[0] ? ": " : "",
+				    l.reason);
 			} else if (strcmp(l.state, "mapped")) {
 				c = add(h, name, DOCTOR_FAIL, "p2pmap status",
 					"link %s -> %s is %s%s%s", a->addr,
