@@ -217,6 +217,14 @@ for k in $kernels; do
 	esac
 done
 # ---- end of races ---------------------------------------------------------
+# p2pmap doctor against the guest's real state (tests/guest/doctor.sh), on
+# both IOMMUs.
+for k in $kernels; do
+	case $k in 6.12.*)
+		vm "$k" vtd gpus4 doctor
+		[ -z "$qemu11" ] || amd_vm "$k" gpus4 doctor ;;
+	esac
+done
 
 # The newest Debian kernel (trixie-backports, 7.x), when it could be built
 # and unpacked: the core and fault suites on both IOMMUs.

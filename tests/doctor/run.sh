@@ -205,6 +205,7 @@ has a2u "fail  link.0000:21:00.0>0000:41:00.0: link 0000:21:00.0 -> 0000:41:00.0
 	has a2u "warn  link.0000:01:00.0>0000:41:00.0: link 0000:01:00.0 -> 0000:41:00.0 is blocked: target not admitted" &&
 	has a2u "warn  gpu.0000:41:00.0.driver: 0000:41:00.0 (NUMA node 0) is bound to no driver"
 tap $? "a GPU that left its driver: its links still judged (pending fails, blocked warns)"
+ln -s ../../../../bus/pci/drivers/nvidia "$tmp/a2/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/driver"
 rm -r "$tmp/a2/sys/kernel/p2pmap/links/0000:41:00.0-0000:61:00.0"
 run a3 1 --root "$tmp/a2"
 grep -qF "warn  link.0000:41:00.0>0000:61:00.0: no link 0000:41:00.0 -> 0000:61:00.0 (same NUMA node 0)" "$tmp/a3.out" &&
