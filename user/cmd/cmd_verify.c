@@ -250,14 +250,12 @@ static void copy_child(void *arg, void *out)
 {
 	const struct copy_arg *a = arg;
 	struct verify_copy *c = out;
+	const struct cuda_first_error fe = CUDA_FIRST_ERROR(c);
 	struct cuda_api api;
 
 	memset(c, 0, sizeof(*c));
-	if (cuda_load(&api, NULL, c->cuda_error, sizeof(c->cuda_error))) {
-		snprintf(c->cuda_call, sizeof(c->cuda_call), "dlopen");
-		c->cuda_code = -1;
+	if (!cuda_child_load(&api, &fe))
 		return;
-	}
 	verify_copy_run(&api, a->from, a->to, a->op, a->size, c);
 	cuda_unload(&api);
 }
@@ -271,14 +269,12 @@ static void bw_child(void *arg, void *out)
 {
 	const struct bw_arg *a = arg;
 	struct verify_bw *bw = out;
+	const struct cuda_first_error fe = CUDA_FIRST_ERROR(bw);
 	struct cuda_api api;
 
 	memset(bw, 0, sizeof(*bw));
-	if (cuda_load(&api, NULL, bw->cuda_error, sizeof(bw->cuda_error))) {
-		snprintf(bw->cuda_call, sizeof(bw->cuda_call), "dlopen");
-		bw->cuda_code = -1;
+	if (!cuda_child_load(&api, &fe))
 		return;
-	}
 	verify_bw_run(&api, a->from, a->to, a->bidir, bw);
 	cuda_unload(&api);
 }

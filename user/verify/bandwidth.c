@@ -17,10 +17,7 @@ struct bw_side {
 static bool bw_failed(const struct cuda_api *api, struct verify_bw *bw,
 		      const char *call, CUresult res)
 {
-	const struct cuda_first_error fe = {
-		bw->cuda_call, sizeof(bw->cuda_call), &bw->cuda_code,
-		bw->cuda_error, sizeof(bw->cuda_error),
-	};
+	const struct cuda_first_error fe = CUDA_FIRST_ERROR(bw);
 
 	return cuda_failed(api, &fe, call, res);
 }

@@ -85,3 +85,12 @@ bool cuda_failed(const struct cuda_api *api, const struct cuda_first_error *fe,
 	}
 	return true;
 }
+
+bool cuda_child_load(struct cuda_api *api, const struct cuda_first_error *fe)
+{
+	if (!cuda_load(api, NULL, fe->text, fe->text_len))
+		return true;
+	snprintf(fe->call, fe->call_len, "dlopen");
+	*fe->code = -1;
+	return false;
+}

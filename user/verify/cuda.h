@@ -131,8 +131,20 @@ struct cuda_first_error {
 	size_t text_len;
 };
 
+/* The slot of any result with cuda_call, cuda_code and cuda_error fields. */
+#define CUDA_FIRST_ERROR(r) {						\
+	(r)->cuda_call, sizeof((r)->cuda_call), &(r)->cuda_code,	\
+	(r)->cuda_error, sizeof((r)->cuda_error),			\
+}
+
 /* True when @res failed; the first failure is kept in @fe. */
 bool cuda_failed(const struct cuda_api *api, const struct cuda_first_error *fe,
 		 const char *call, CUresult res);
+
+/*
+ * In a child of verify: cuda_load(), or false with "dlopen" and the
+ * reason kept in @fe.
+ */
+bool cuda_child_load(struct cuda_api *api, const struct cuda_first_error *fe);
 
 #endif /* P2PMAP_CUDA_H */

@@ -146,10 +146,7 @@ static void fill_pattern(unsigned char *buf, uint64_t size, uint64_t seed)
 static bool failed(const struct cuda_api *api, struct verify_copy *c,
 		   const char *call, CUresult res)
 {
-	const struct cuda_first_error fe = {
-		c->cuda_call, sizeof(c->cuda_call), &c->cuda_code,
-		c->cuda_error, sizeof(c->cuda_error),
-	};
+	const struct cuda_first_error fe = CUDA_FIRST_ERROR(c);
 
 	return cuda_failed(api, &fe, call, res);
 }
