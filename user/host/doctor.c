@@ -29,8 +29,18 @@ struct gpu {
 	unsigned long long bar_flags[GPU_BARS];
 };
 
+/* One libpci scan's answers, per switch port (doctor reads a few). */
+#define ACS_CACHE	64
+
+struct acs_seen {
+	char addr[16];
+	int redirects;			/* acs_redirects()'s answer */
+};
+
 struct host {
 	const char *root;
+	struct acs_seen acs[ACS_CACHE];
+	size_t nacs;
 	const struct doctor_gpus *want;
 	struct gpu gpus[DOCTOR_MAX_GPUS];
 	size_t ngpus;
@@ -466,7 +476,7 @@ static int acs_scan(struct pci_access *pacc, void *arg)
  * Does port @addr redirect peer requests and completions upstream (ACS
  * ReqRedir and CmpltRedir)?  1 yes, 0 no (or no ACS), -1 unreadable.
  */
-static int acs_redirects(const struct host *h, const char *addr)
+static int acs_read(const struct host *h, const char *addr)
 {
 	struct acs_query q = { .addr = addr, .ctrl = -1 };
 	char sysfs[PATH_MAX], why[128];
@@ -481,12 +491,29 @@ static int acs_redirects(const struct host *h, const char *addr)
 	       (PCI_ACS_CTRL_REQ_RED | PCI_ACS_CTRL_CMPLT_RED);
 }
 
+/* acs_read(), once per port: every pair under a switch asks again. */
+static int acs_redirects(struct host *h, const char *addr)
+{
+	struct acs_seen *a;
+	size_t i;
+
+	for (i = 0; i < h->nacs; i++)
+		if (!strcmp(h->acs[i].addr, addr))
+			return h->acs[i].redirects;
+	if (h->nacs == ACS_CACHE)
+		return acs_read(h, addr);
+	a = &h->acs[h->nacs++];
+	snprintf(a->addr, sizeof(a->addr), "%.15s", addr);
+	a->redirects = acs_read(h, addr);
+	return a->redirects;
+}
+
 /*
  * The ports a peer request from @g enters below the pair's common bridge:
  * components @common .. last-1 of its path.  Every one must redirect.
  * Returns 1, 0 (naming the first that does not in @port), or -1.
  */
-static int path_redirects(const struct host *h, const struct gpu *g,
+static int path_redirects(struct host *h, const struct gpu *g,
 			  size_t common, char *port, size_t len)
 {
 	char comp[32];
