@@ -54,21 +54,12 @@ static bool rd(const struct host *h, char *buf, size_t len,
 {
 	char rel[PATH_MAX], path[PATH_MAX + 64];
 	va_list ap;
-	FILE *f;
 
 	va_start(ap, fmt);
 	vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
 	snprintf(path, sizeof(path), "%s%s", h->root, rel);
-	buf[0] = '\0';
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(buf, len, f))
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return true;
+	return !sysfs_read_line(path, buf, len);
 }
 
 static bool exists(const struct host *h, const char *rel)

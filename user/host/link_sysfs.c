@@ -11,7 +11,7 @@
 
 #include "link_sysfs.h"
 
-static int read_line(const char *path, char *buf, size_t len)
+int sysfs_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 
@@ -48,12 +48,12 @@ void link_sysfs_read(const char *root, const char *from, const char *to,
 		return;
 	l->exists = true;
 	snprintf(path, sizeof(path), "%s/state", dir);
-	if (read_line(path, l->state, sizeof(l->state)) || !l->state[0])
+	if (sysfs_read_line(path, l->state, sizeof(l->state)) || !l->state[0])
 		snprintf(l->state, sizeof(l->state), "unknown");
 	snprintf(path, sizeof(path), "%s/reason", dir);
-	read_line(path, l->reason, sizeof(l->reason));
+	sysfs_read_line(path, l->reason, sizeof(l->reason));
 	snprintf(path, sizeof(path), "%s/faults", dir);
-	if (!read_line(path, buf, sizeof(buf)) && buf[0]) {
+	if (!sysfs_read_line(path, buf, sizeof(buf)) && buf[0]) {
 		errno = 0;
 		l->faults = strtoull(buf, &end, 10);
 		l->has_faults = !errno && !*end;

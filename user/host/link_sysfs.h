@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* @path's first line, without its newline; 0 or -errno (@buf "" then). */
+int sysfs_read_line(const char *path, char *buf, size_t len);
+
 /* Is p2pmap loaded (ROOT/sys/kernel/p2pmap exists)? */
 bool link_sysfs_loaded(const char *root);
 
