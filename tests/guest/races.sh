@@ -185,9 +185,17 @@ w_dump() {
 		fi
 	else
 		f=$W/status.$WN
+		# Every second status of dump2 holds p2prot's rotations (the
+		# other workers go on): under the debug kernel one rotation is
+		# quicker than a whole status read, which then never completes.
+		quiet=
+		[ "$WN" = dump2 ] && [ $((I % 2)) = 1 ] && quiet=1
+		[ -n "$quiet" ] && touch $W/pause
 		p2pmap status >$f 2>&1
 		rc=$?
+		rm -f $W/pause
 		[ $rc = 0 ] && count status
+		[ $rc = 0 ] && [ -n "$quiet" ] && count status_rotations_held
 		if [ $rc = 0 ] && ! why=$(check_status $f); then
 			count half_status
 			echo "# HALF DUMP (status): $why"
@@ -256,7 +264,7 @@ w_hotplug() {
 PIDS=
 worker link1 1 w_link
 worker link2 2 w_link
-p2prot $W/stop $SECS $ANCHORS >$W/rotate.out 2>&1 &
+p2prot -p $W/pause $W/stop $SECS $ANCHORS >$W/rotate.out 2>&1 &
 PID_rotate=$!
 worker policy 4 w_policy
 worker dump1 5 w_dump
@@ -293,9 +301,10 @@ echo "# operations: $(tr '\n' ' ' <$W/counts)"
 cnt() { sed -n "s/^$1=//p" $W/counts | grep . || echo 0; }
 total=$(awk -F= '{ s += $2 } END { print s }' $W/counts)
 check "races: more than 150 operations done ($total)" [ "$total" -gt 150 ]
-check "races: every kind of operation ran" sh -c \
-	"[ $(cnt link_add) -gt 0 ] && [ $(cnt anchor_rotate) -gt 0 ] && [ $(cnt policy_set) -gt 0 ] && [ $(cnt status) -gt 0 ] && [ $(cnt list) -gt 0 ] && [ $(cnt unbind) -gt 0 ] && [ $(cnt remove) -gt 0 ] && [ $(cnt fault_burst) -gt 0 ] && [ $(cnt hotplug_add) -gt 0 ]"
-expect "races: no status output was half a dump ($(cnt status) printed, $(cnt dump_gave_up) gave up with a clear error)" \
+missing=$(for k in link_add anchor_rotate policy_set status list unbind remove \
+	fault_burst hotplug_add; do [ "$(cnt $k)" -gt 0 ] || printf '%s ' $k; done)
+expect "races: every kind of operation ran (missing: ${missing:-none})" "$missing" ""
+expect "races: no status output was half a dump ($(cnt status) printed, $(cnt status_rotations_held) of them with the rotations held, $(cnt dump_gave_up) gave up with a clear error)" \
 	"$(cnt half_status)" 0
 expect "races: no list output was half a dump ($(cnt list) printed)" \
 	"$(cnt half_list)" 0
