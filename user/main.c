@@ -81,7 +81,7 @@ static void usage(FILE *f)
 		   "Counts shown as >=N are lower bounds (VT-d rate-limits its fault log).\n"
 		   "--json output is described in JSON.md.\n\n"
 		   "Every option takes its value as --opt VALUE or --opt=VALUE.\n\n"
-		   "Exit status: 0 ok, 1 runtime or kernel error or failed check, 2 usage.\n\n"
+		   EXIT_TABLE "\n"
 		   "Options:\n"
 		   "  -j, --json  JSON output (as the command's own --json)\n"
 		   "  --version   the CLI's version and the loaded module's\n"
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 	args = normalise(&argc, argv, json);
 	if (!args) {
 		fprintf(stderr, "p2pmap: out of memory\n");
-		return EXIT_RUNTIME;
+		return EXIT_FAILED;
 	}
 	j = subcommands[i].fn(argc, args);
 	free(args);

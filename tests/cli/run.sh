@@ -3,10 +3,13 @@
 # The CLI's one grammar, where it needs no module: per-command help,
 # --opt=value for every option, -j/--json before the command, iproute2's
 # "link show/list/delete".  (The VM suites use the same forms against the
-# module.)  Prints TAP.
+# module.)  The exit-code table (user/cmd/cmd.h) where the module is not
+# loaded: 4 for every command that needs it, 2 for usage errors, 5 for a
+# refused socket.  Prints TAP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-p2pmap=$top/user/p2pmap
+# P2PMAP_CLI_BIN: another build (to show a test fails on old code).
+p2pmap=${P2PMAP_CLI_BIN:-$top/user/p2pmap}
 stubdir=$top/build/cuda-stub
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -78,8 +81,8 @@ run pd policy set --drivers ""
 [ "$(rc pd)" = 2 ] && grep -q 'admits no driver.*--force' "$tmp/pd.err"
 tap $? "policy set --drivers \"\" (admit no driver) is refused without --force"
 run pd2 policy set --drivers= --force
-[ "$(rc pd2)" = 1 ] && ! grep -q 'admits no driver' "$tmp/pd2.err"
-tap $? "... with --force it goes on (here: to the missing module)"
+[ "$(rc pd2)" = 4 ] && ! grep -q 'admits no driver' "$tmp/pd2.err"
+tap $? "... with --force it goes on (here: to the missing module, exit 4)"
 run ld link delete
 [ "$(rc ld)" = 2 ] && grep -q "need two addresses" "$tmp/ld.err"
 tap $? "link delete is link del"
@@ -108,11 +111,180 @@ if [ ! -d /sys/module/p2pmap ]; then
 	echo "kernel/drivers/foo.ko:" >"$tmp/nomods/modules.dep"
 	P2PMAP_MODULES_DIR=$tmp/mods run nl1 info
 	P2PMAP_MODULES_DIR=$tmp/nomods run nl2 info
-	[ "$(rc nl1)" = 1 ] && grep -q 'it is installed for kernel .*"modprobe p2pmap"' "$tmp/nl1.err" &&
+	[ "$(rc nl1)" = 4 ] && grep -q 'it is installed for kernel .*"modprobe p2pmap"' "$tmp/nl1.err" &&
 		grep -q "it is not installed for kernel .*dkms install p2pmap/$(cat "$top/VERSION") -k" "$tmp/nl2.err"
 	tap $? "module not loaded: says whether it is installed, and the command that fixes it"
 else
 	tap_skip "module not loaded: installed or not" "p2pmap is loaded on this machine"
 fi
+
+# --- The exit-code table: one for every command.
+# Usage errors exit 2, before any module is needed (here it is not loaded:
+# a usage error found after the netlink open would exit 4).
+bad=
+while read -r args; do
+	# shellcheck disable=SC2086
+	run u $args
+	[ "$(rc u)" = 2 ] && [ -s "$tmp/u.err" ] || bad="$bad [$args: $(rc u)]"
+done <<'USAGE'
+--bogus status
+nosuch
+help nosuch
+list --bogus
+status --bogus
+link show --bogus
+link
+link bogus
+link add 0000:01:00.0
+link add zz:00.0 0000:41:00.0
+link add 0000:01:00.0 0000:41:00.0 --bars 0x40
+link add 0000:01:00.0 0000:41:00.0 --bogus
+link del 0000:01:00.0 0000:41:00.0 0000:81:00.0
+link auto --numa x
+link auto --bogus
+link flush --bogus
+faults --bogus
+faults --watch 0
+faults reset zz:00.0
+faults reset 0000:01:00.0 0000:41:00.0
+monitor --count 0
+monitor --timeout x
+monitor --bogus
+check extra
+info --bogus
+policy --bogus
+policy set
+policy set --vendors xyz
+policy set --drivers
+config
+config bogus
+config apply --bogus
+config save --bogus
+metrics --bogus
+verify --bogus
+verify --devices 0
+nccl-check
+env
+USAGE
+[ -z "$bad" ]
+tap $? "usage errors exit 2, before the module is looked for${bad:+ (not:$bad)}"
+
+if [ ! -d /sys/module/p2pmap ]; then
+	# Every command that needs the module: exit 4, with the module's
+	# message and what fixes it.
+	mkdir -p "$tmp/mods"
+	echo "updates/dkms/p2pmap.ko.xz:" >"$tmp/mods/modules.dep"
+	echo "options p2pmap links=0000:01:00.0>0000:41:00.0" >"$tmp/apply.conf"
+	bad=
+	while read -r args; do
+		# shellcheck disable=SC2086
+		P2PMAP_MODULES_DIR=$tmp/mods run m $args
+		grep -q '^p2pmap: kernel module not loaded (generic netlink family "p2pmap" not found)$' "$tmp/m.err" &&
+			grep -q '^p2pmap: it is installed for kernel .*"modprobe p2pmap"' "$tmp/m.err" &&
+			[ "$(rc m)" = 4 ] || bad="$bad [$args: $(rc m)]"
+	done <<NEEDS
+status
+status --json
+link show
+link list --json
+link add 0000:01:00.0 0000:41:00.0
+link add 0000:01:00.0 0000:41:00.0 --both --bars 0x1
+link del 0000:01:00.0 0000:41:00.0
+link delete 0000:01:00.0 0000:41:00.0 --both
+link auto
+link auto --dry-run
+link flush
+link flush --dry-run
+faults
+faults --json
+faults --watch 1
+faults reset
+faults reset 0000:01:00.0
+policy
+policy show --json
+policy set --numa 0
+info
+info --json
+check
+config apply --file $tmp/apply.conf
+config apply --file $tmp/apply.conf --dry-run
+config save --file $tmp/save.conf
+monitor
+monitor --json --count 1
+monitor --timeout 1
+NEEDS
+	[ -z "$bad" ]
+	tap $? "module not loaded: every command that needs it exits 4, names it and the fix${bad:+ (not:$bad)}"
+	[ ! -e "$tmp/save.conf" ]
+	tap $? "... config save wrote nothing"
+	run ml list
+	run mlj list --json
+	[ "$(rc ml)" = 4 ] && [ "$(rc mlj)" = 4 ] &&
+		grep -qx "p2pmap: module not loaded; showing PCI devices only" "$tmp/ml.err" &&
+		head -1 "$tmp/ml.out" | grep -q "^ADDRESS " &&
+		python3 -c 'import json,sys; json.load(open(sys.argv[1]))["devices"]' "$tmp/mlj.out"
+	tap $? "list without the module: the PCI devices, whole (--json too), then exit 4"
+	run mm metrics
+	[ "$(rc mm)" = 0 ] && grep -qx "p2pmap_module_loaded 0" "$tmp/mm.out"
+	tap $? "metrics without the module: p2pmap_module_loaded 0, exit 0 (a state to export)"
+else
+	tap_skip "module not loaded: exit 4" "p2pmap is loaded on this machine"
+fi
+
+# Permission: a netlink socket refused (EACCES, as a security module or a
+# seccomp filter does it) is exit 5, module or not.  The kernel's EPERM for
+# a missing capability is checked in the guests (core.sh, iova.sh).
+cat >"$tmp/nosock.c" <<'NOSOCK'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <dlfcn.h>
+#include <sys/socket.h>
+int socket(int domain, int type, int protocol)
+{
+	static int (*real)(int, int, int);
+
+	if (domain == AF_NETLINK) {
+		errno = EACCES;
+		return -1;
+	}
+	if (!real)
+		real = (int (*)(int, int, int))dlsym(RTLD_NEXT, "socket");
+	return real(domain, type, protocol);
+}
+NOSOCK
+if cc -shared -fPIC -o "$tmp/nosock.so" "$tmp/nosock.c" -ldl 2>>"$tmp/build.log"; then
+	bad=
+	for args in status "link add 0000:01:00.0 0000:41:00.0" "policy set --numa 0" \
+		    "faults reset" check "monitor --timeout 1"; do
+		# shellcheck disable=SC2086
+		LD_PRELOAD=$tmp/nosock.so run p $args
+		[ "$(rc p)" = 5 ] && grep -q "Permission denied\|not permitted" "$tmp/p.err" ||
+			bad="$bad [$args: $(rc p): $(head -1 "$tmp/p.err")]"
+	done
+	[ -z "$bad" ]
+	tap $? "a netlink socket refused: exit 5, with the reason${bad:+ (not:$bad)}"
+else
+	tap_skip "a netlink socket refused: exit 5" "no C compiler"
+fi
+
+# One table: help, p2pmap(8) EXIT STATUS and cmd.h have the same codes,
+# each for the same cause.
+run tbl help
+help_codes=$(sed -n '/^Exit status/,/^$/s/^  \([0-9]\)  .*/\1/p' "$tmp/tbl.out" | tr '\n' ' ')
+man_codes=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH /{/^\.TP/{n;s/^\.B \([0-9]\)$/\1/p}}' "$top/man/p2pmap.8" | tr '\n' ' ')
+hdr_codes=$(sed -n 's/^#define EXIT_[A-Z_]*[[:space:]]*\([0-9]\)[[:space:]].*/\1/p' "$top/user/cmd/cmd.h" | tr '\n' ' ')
+bad=
+for kw in "1 change" "2 sage" "3 GPU" "4 not loaded" "5 ermission"; do
+	n=${kw%% *} w=${kw#* }
+	sed -n '/^Exit status/,/^$/p' "$tmp/tbl.out" |
+		awk -v n="$n" '/^  [0-9]  / { on = ($1 == n) } on' |
+		grep -q "$w" || bad="$bad help:$n"
+	sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$top/man/p2pmap.8" |
+		awk -v n="$n" '/^\.B [0-9]$/ { on = ($2 == n); next } /^\.TP/ { on = 0 } on' |
+		grep -q "$w" || bad="$bad man:$n"
+done
+[ "$help_codes" = "0 1 2 3 4 5 " ] && [ "$man_codes" = "$help_codes" ] &&
+	[ "$hdr_codes" = "$help_codes" ] && [ -z "$bad" ]
+tap $? "help, p2pmap(8) and cmd.h show one exit-code table (help: $help_codes; man: $man_codes; cmd.h: $hdr_codes${bad:+; differ:$bad})"
 
 tap_done

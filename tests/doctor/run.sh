@@ -20,6 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 make -s -C "$top/user" p2pmap >"$tmp/build.log" 2>&1
 tap $? "p2pmap builds"
 
+version=$(cat "$top/VERSION")
 node0="0000:01:00.0 0000:21:00.0 0000:41:00.0 0000:61:00.0"
 node1="0000:81:00.0 0000:a1:00.0 0000:c1:00.0 0000:e1:00.0"
 
@@ -28,15 +29,38 @@ put() {	# put FILE TEXT
 	printf '%s\n' "$2" >"$1"
 }
 
-# gpu DIR ADDR DRIVER NODE GROUP TYPE RANK: an NVIDIA 3D controller under
+# gpucfg FILE CUR MAX: a GPU's PCI config space (what libpci reads under
+# --root): a PCIe endpoint whose Resizable BAR capability (extended, at
+# 0x100) has BAR1 at 2^CUR MiB now, sizes 64 MiB to 2^MAX MiB supported.
+gpucfg() {
+	python3 - "$@" <<'PY'
+import struct, sys
+path, cur, top = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+c = bytearray(4096)
+struct.pack_into("<HH", c, 0, 0x10de, 0x2236)     # NVIDIA A10
+struct.pack_into("<H", c, 6, 0x0010)              # status: capability list
+c[0x0b], c[0x0a] = 0x03, 0x02                     # 3D controller
+c[0x34] = 0x40
+struct.pack_into("<BBH", c, 0x40, 0x10, 0, 0x0002) # PCIe, endpoint
+struct.pack_into("<I", c, 0x100, 0x00010015)      # Resizable BAR, v1, last
+sizes = sum(1 << (n + 4) for n in range(6, top + 1))
+struct.pack_into("<II", c, 0x104, sizes, 1 | 1 << 5 | cur << 8) # BAR1, 1 BAR
+open(path, "wb").write(bytes(c))
+PY
+}
+
+# gpu DIR ADDR DRIVER NODE GROUP TYPE RANK: an NVIDIA 3D controller (an
+# A10: 24 GB, BAR1 32 GiB, the largest its Resizable BAR supports) under
 # its own root complex (pci0000:BB, BB = its bus - 1).
 gpu() {
 	local d=$1 a=$2 bus=${2:5:2} rb dev
 	rb=$(printf '%02x' $((0x$bus - 1)))
 	dev=$d/sys/devices/pci0000:$rb/0000:$rb:01.1/$a
 	put "$dev/vendor" 0x10de
+	put "$dev/device" 0x2236
 	put "$dev/class" 0x030200
 	put "$dev/numa_node" "$4"
+	gpucfg "$dev/config" 15 15
 	# BAR0: 16 MiB at 0xe0000000 + 16 MiB x the GPU's rank ($7).
 	# BAR1: 32 GiB, 64-bit prefetchable, above 2 TiB.
 	put "$dev/resource" "$(printf '0x%016x 0x%016x 0x0000000000040200' \
@@ -71,14 +95,55 @@ Description=vLLM
 [Service]
 Environment=NCCL_P2P_DISABLE=1 CUDA_VISIBLE_DEVICES=0,1,2,3
 ExecStart=/usr/bin/vllm serve --tensor-parallel-size 4"
+	put "$d/proc/sys/kernel/osrelease" 6.12.57+deb13-amd64
+	mkdir -p "$d/etc/initramfs-tools"
+	# What nvidia-smi -q -d MEMORY says of the nvidia GPUs (24 GB each).
+	smi "$d" 23028 32768 $node0
+}
+
+# smi DIR FB BAR1 ADDR...: DIR/nvidia-smi prints -q -d MEMORY's output
+# for those GPUs (FB and BAR1 totals in MiB); P2PMAP_NVIDIA_SMI names it.
+smi() {
+	local d=$1 fb=$2 bar1=$3 a
+	shift 3
+	{
+		printf '\n==============NVSMI LOG==============\n\n'
+		printf 'Timestamp                                 : Tue Dec  1 10:00:00 2026\n'
+		printf 'Driver Version                            : 580.95.05\n'
+		printf 'CUDA Version                              : 13.0\n\n'
+		printf 'Attached GPUs                             : %s\n' $#
+		for a; do
+			printf 'GPU 0000%s\n    FB Memory Usage\n' "$a"
+			printf '        Total                             : %s MiB\n' "$fb"
+			printf '        Reserved                          : 439 MiB\n'
+			printf '        Used                              : 0 MiB\n'
+			printf '    BAR1 Memory Usage\n'
+			printf '        Total                             : %s MiB\n' "$bar1"
+			printf '        Used                              : 1 MiB\n\n'
+		done
+	} >"$d/nvidia-smi.txt"
+	printf '#!/bin/sh\ncat "%s/nvidia-smi.txt"\n' "$d" >"$d/nvidia-smi"
+	chmod +x "$d/nvidia-smi"
+}
+
+# dkms DIR VERSION KERNEL...: p2pmap VERSION built by DKMS for KERNELs.
+dkms() {
+	local d=$1 v=$2 k
+	shift 2
+	mkdir -p "$d/var/lib/dkms/p2pmap/$v"
+	ln -sfn "/usr/src/p2pmap-$v" "$d/var/lib/dkms/p2pmap/$v/source"
+	for k; do
+		put "$d/var/lib/dkms/p2pmap/$v/$k/x86_64/module/p2pmap.ko.xz" ""
+		ln -sfn "$v/$k/x86_64" "$d/var/lib/dkms/p2pmap/kernel-$k-x86_64"
+	done
 }
 
 # after DIR: p2pmap loaded, every node-0 direction mapped, the drop-in.
 after() {
-	local d=$1 a b
+	local d=$1 a b links
 	before "$d"
-	put "$d/sys/module/p2pmap/version" 0.1.0
-	put "$d/sys/kernel/p2pmap/version" 0.1.0
+	put "$d/sys/module/p2pmap/version" "$version"
+	put "$d/sys/kernel/p2pmap/version" "$version"
 	for a in $node0; do
 		for b in $node0; do
 			[ "$a" = "$b" ] && continue
@@ -87,7 +152,24 @@ after() {
 			put "$d/sys/kernel/p2pmap/links/$a-$b/faults" 0
 		done
 	done
-	put "$d/etc/modprobe.d/p2pmap.conf" "softdep nvidia pre: p2pmap"
+	# "p2pmap config save" after "link auto --numa 0".
+	links=
+	for a in $node0; do
+		for b in $node0; do
+			[ "$a" = "$b" ] || links=${links:+$links,}$a\>$b
+		done
+	done
+	put "$d/etc/modprobe.d/p2pmap.conf" "# Written by \"p2pmap config save\" on 2026-11-30T10:00:00Z. Loaded by modprobe.
+# p2pmap loads before the GPU driver, so links are mapped from its first bind.
+softdep nvidia pre: p2pmap
+options p2pmap drivers=nvidia links=$links"
+	# DKMS built it for the running kernel and the one before; the
+	# initramfs (p2pmap and nvidia in it) was updated after config save.
+	dkms "$d" "$version" 6.12.48+deb13-amd64 6.12.57+deb13-amd64
+	printf '# initramfs-tools modules\np2pmap\nnvidia\n' >"$d/etc/initramfs-tools/modules"
+	put "$d/boot/initrd.img-6.12.57+deb13-amd64" ""
+	touch -d "2026-11-30 10:00 UTC" "$d/etc/modprobe.d/p2pmap.conf"
+	touch -d "2026-11-30 10:05 UTC" "$d/boot/initrd.img-6.12.57+deb13-amd64"
 	put "$d/etc/systemd/system/vllm.service.d/p2pmap.conf" "[Service]
 UnsetEnvironment=NCCL_P2P_DISABLE
 Environment=NCCL_P2P_LEVEL=SYS
@@ -129,8 +211,18 @@ switch() {
 		local dsp=0000:02:0${a:6:1}.0 dev
 		dev=$d/sys/devices/$sw/$dsp/$a
 		put "$dev/vendor" 0x10de
+		put "$dev/device" 0x2236
 		put "$dev/class" 0x030000
 		put "$dev/numa_node" 0
+		# BAR1 at 256 MiB: the firmware did not resize it (16 GiB).
+		gpucfg "$dev/config" 8 14
+		put "$dev/resource" "$(printf '0x%016x 0x%016x 0x0000000000040200' \
+			$((0xa0000000 + ${a:6:1} * 0x1000000)) $((0xa0ffffff + ${a:6:1} * 0x1000000)))
+$(printf '0x%016x 0x%016x 0x000000000014220c' \
+			$((0x6000000000 + ${a:6:1} * 0x20000000)) $((0x600fffffff + ${a:6:1} * 0x20000000)))
+0x0000000000000000 0x0000000000000000 0x0000000000000000
+$(printf '0x%016x 0x%016x 0x000000000014220c' \
+			$((0x6010000000 + ${a:6:1} * 0x20000000)) $((0x6011ffffff + ${a:6:1} * 0x20000000)))"
 		mkdir -p "$d/sys/bus/pci/devices" "$d/sys/bus/pci/drivers/nvidia" \
 			"$d/sys/kernel/iommu_groups/${a:6:1}/devices"
 		ln -s "../../../devices/$sw/$dsp/$a" "$d/sys/bus/pci/devices/$a"
@@ -149,8 +241,9 @@ run() {
 	rc=$?
 	[ "$rc" = "$want" ] || { echo "# $name: exit $rc, want $want"; sed 's/^/# /' "$tmp/$name.out" | head -20; return 1; }
 }
-whole() {
-	diff -u "$here/$1.want" "$tmp/$1.out" >"$tmp/$1.diff" && return 0
+whole() {	# NAME.want, whose @VERSION@ is the VERSION file's
+	sed "s/@VERSION@/$version/g" "$here/$1.want" >"$tmp/$1.want"
+	diff -u "$tmp/$1.want" "$tmp/$1.out" >"$tmp/$1.diff" && return 0
 	sed 's/^/# /' "$tmp/$1.diff" | head -30
 	return 1
 }
@@ -169,13 +262,13 @@ cat >"$tmp/dmesg.txt" <<'LOG'
 [   16.000000] nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver
 LOG
 before "$tmp/before"
-run before 1 --root "$tmp/before" --unit vllm.service --dmesg dmesg.txt && whole before
+P2PMAP_NVIDIA_SMI=$tmp/before/nvidia-smi run before 1 --root "$tmp/before" --unit vllm.service --dmesg dmesg.txt && whole before
 tap $? "the README's host before p2pmap: every check as expected, first blocking cause p2pmap not loaded, exit 1 (whole output)"
 after "$tmp/after"
-run after 0 --root "$tmp/after" --unit vllm.service && whole after
+P2PMAP_NVIDIA_SMI=$tmp/after/nvidia-smi run after 0 --root "$tmp/after" --unit vllm.service && whole after
 tap $? "the same host after link auto and the drop-in: 12 links mapped, nothing fails, exit 0 (whole output)"
 before "$tmp/pt" identity iommu=pt
-run pt 1 --root "$tmp/pt" --unit vllm.service && whole pt
+P2PMAP_NVIDIA_SMI=$tmp/pt/nvidia-smi run pt 1 --root "$tmp/pt" --unit vllm.service && whole pt
 tap $? "an iommu=pt host with SEV-SNP: identity groups, the first blocking cause is SEV-SNP against iommu=pt (whole output)"
 
 switch "$tmp/sw"
@@ -213,6 +306,87 @@ grep -qF "warn  link.0000:41:00.0>0000:61:00.0: no link 0000:41:00.0 -> 0000:61:
 	! grep -q "0000:81:00.0>\|>0000:81:00.0" "$tmp/a3.out"
 tap $? "a missing node-0 direction is a warning with its fix; the vfio-pci GPUs need no link"
 
+# The BARs: a GPU whose extended configuration space cannot be read (as
+# without root: libpci reads all ones past 64 bytes), one without the
+# Resizable BAR capability, and BAR1 smaller than the VRAM (an 80 GB GPU's
+# nvidia-smi).
+after "$tmp/b"
+b0=$tmp/b/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0
+b2=$tmp/b/sys/devices/pci0000:20/0000:20:01.1/0000:21:00.0
+cfg() {	# cfg FILE OFFSET BYTE: bytes OFFSET..4095 of FILE set to BYTE
+	python3 -c 'import sys; c = bytearray(open(sys.argv[1], "rb").read()); o = int(sys.argv[2], 0); c[o:] = bytes([int(sys.argv[3], 0)]) * (4096 - o); open(sys.argv[1], "wb").write(c)' "$@"
+}
+cfg "$b0/config" 0x40 0xff
+cfg "$b2/config" 0x100 0
+smi "$tmp/b" 81559 32768 $node0
+P2PMAP_NVIDIA_SMI=$tmp/b/nvidia-smi run b 0 --root "$tmp/b"
+has b "skip  gpu.0000:01:00.0.rebar: the extended configuration space of 0000:01:00.0 cannot be read: Resizable BAR not checked" &&
+	has b "      fix: run as root (the capability sits in the extended configuration space)" &&
+	has b "ok    gpu.0000:21:00.0.rebar: no Resizable BAR capability: the BAR sizes are the device's own" &&
+	has b "ok    gpu.0000:41:00.0.rebar: Resizable BAR: BAR1 32 GiB, the largest supported (64 MiB to 32 GiB)" &&
+	has b "warn  gpu.0000:61:00.0.bar1: BAR1 32 GiB is smaller than the VRAM (nvidia-smi: FB 81559 MiB, BAR1 32768 MiB): NVIDIA maps the memory a peer reaches into BAR1, so P2P buffers must fit in it" &&
+	[ "$(grep -c '^warn  gpu\..*\.bar1: ' "$tmp/b.out")" = 4 ]
+tap $? "BARs: an unreadable extended space skips ReBAR (fix: root), no capability is said, BAR1 below the VRAM warns for each nvidia GPU"
+P2PMAP_NVIDIA_SMI=$tmp/none/nvidia-smi run b2 0 --root "$tmp/b"
+has b2 "skip  nvidia.vram: BAR1 against the VRAM not checked: $tmp/none/nvidia-smi cannot be run (not installed?)" &&
+	! grep -q '\.bar1: ' "$tmp/b2.out"
+tap $? "BARs: no nvidia-smi to run: one skip, said why, no bar1 verdicts"
+run b3 0 --root "$tmp/b"
+has b3 "skip  nvidia.vram: BAR1 against the VRAM not checked: nvidia-smi is not run for another host's files (--root); P2PMAP_NVIDIA_SMI names a command that prints its nvidia-smi -q -d MEMORY"
+tap $? "BARs: under --root, this host's nvidia-smi is never run for the copy"
+
+# p2pmap itself: another module version loaded; DKMS without the running
+# kernel, then with only another version for it.
+after "$tmp/m"
+put "$tmp/m/sys/kernel/p2pmap/version" 0.0.9
+put "$tmp/m/proc/sys/kernel/osrelease" 6.12.60+deb13-amd64
+run m 0 --root "$tmp/m"
+has m "warn  p2pmap.version: the loaded module is p2pmap 0.0.9 (/sys/kernel/p2pmap/version), the CLI $version: a module loaded before an upgrade, or from another build" &&
+	has m "warn  p2pmap.dkms: DKMS p2pmap $version built for 6.12.48+deb13-amd64, 6.12.57+deb13-amd64: the running kernel 6.12.60+deb13-amd64 is not among them (modprobe p2pmap finds no module for it)" &&
+	has m "      fix: dkms install p2pmap/$version -k 6.12.60+deb13-amd64 (with that kernel's headers; or make install in p2pmap's source tree)"
+tap $? "p2pmap: the module's version against the CLI's, the running kernel not among DKMS's builds (fix named)"
+dkms "$tmp/m" 0.0.9 6.12.60+deb13-amd64
+rm "$tmp/m/sys/kernel/p2pmap/version"
+run m2 0 --root "$tmp/m"
+has m2 "warn  p2pmap.dkms: DKMS p2pmap 0.0.9 built for 6.12.60+deb13-amd64; $version built for 6.12.48+deb13-amd64, 6.12.57+deb13-amd64: the running kernel 6.12.60+deb13-amd64 has another version built, not the CLI's $version" &&
+	has m2 "ok    p2pmap.version: the loaded module is p2pmap $version (/sys/module/p2pmap/version), as the CLI"
+tap $? "p2pmap: DKMS built another version for the running kernel; the version from /sys/module without /sys/kernel's"
+
+# The saved configuration against the live links: one live link not
+# saved, one saved link not live; then the softdep and the initramfs.
+after "$tmp/c"
+sed -i 's/,0000:61:00.0>0000:41:00.0//' "$tmp/c/etc/modprobe.d/p2pmap.conf"
+rm -r "$tmp/c/sys/kernel/p2pmap/links/0000:01:00.0-0000:21:00.0"
+sed -i '/^softdep/d' "$tmp/c/etc/modprobe.d/p2pmap.conf"
+run c 0 --root "$tmp/c"
+has c "warn  p2pmap.saved.0000:61:00.0>0000:41:00.0: link 0000:61:00.0 -> 0000:41:00.0 is live but not saved in /etc/modprobe.d/p2pmap.conf: it is lost at the next boot" &&
+	has c "warn  p2pmap.saved.0000:01:00.0>0000:21:00.0: link 0000:01:00.0 -> 0000:21:00.0 is saved in /etc/modprobe.d/p2pmap.conf (line 3) but not live: removed since, or the module was loaded without it" &&
+	has c "      fix: p2pmap config apply (or p2pmap config save, if its removal was meant)" &&
+	[ "$(grep -c '^warn  p2pmap\.saved\.' "$tmp/c.out")" = 2 ] &&
+	has c "warn  p2pmap.softdep: no \"softdep nvidia pre: p2pmap\" in modprobe.d: at boot nvidia can probe before p2pmap loads, and its DMA allocations can take a peer's BAR addresses (that link then cannot map)" &&
+	has c "warn  p2pmap.initramfs: p2pmap is in the initramfs (/etc/initramfs-tools/modules), and /etc/modprobe.d/p2pmap.conf ($(date -u -r "$tmp/c/etc/modprobe.d/p2pmap.conf" '+%Y-%m-%d %H:%M UTC')) is newer than /boot/initrd.img-6.12.57+deb13-amd64 (2026-11-30 10:05 UTC): at boot p2pmap loads with the configuration before it" &&
+	has c "      fix: update-initramfs -u"
+tap $? "the saved links against the live ones (each named), no softdep, the modprobe.d file newer than the initramfs"
+put "$tmp/c/etc/modprobe.d/nvidia.conf" "softdep nvidia post: p2pmap"
+run c2 0 --root "$tmp/c"
+has c2 "warn  p2pmap.softdep: no \"softdep nvidia pre: p2pmap\" in modprobe.d: at boot nvidia can probe before p2pmap loads, and its DMA allocations can take a peer's BAR addresses (that link then cannot map)"
+tap $? "softdep: p2pmap after nvidia (post:) is not before it"
+put "$tmp/c/usr/lib/modprobe.d/p2pmap-nvidia.conf" "softdep  nvidia  pre: nvidia-peermem p2pmap post: x"
+printf 'nvidia\n' >"$tmp/c/etc/initramfs-tools/modules"
+run c3 0 --root "$tmp/c"
+has c3 "ok    p2pmap.softdep: softdep nvidia pre: p2pmap in /usr/lib/modprobe.d/p2pmap-nvidia.conf: modprobe loads p2pmap before nvidia, which then probes with the peers' windows reserved" &&
+	has c3 "warn  p2pmap.initramfs: nvidia is loaded from the initramfs (/etc/initramfs-tools/modules) and p2pmap is not: nvidia probes before p2pmap can reserve the peers' windows" &&
+	has c3 "      fix: add p2pmap to /etc/initramfs-tools/modules, then update-initramfs -u"
+tap $? "softdep from /usr/lib/modprobe.d among other modules; nvidia in the initramfs without p2pmap"
+rm -r "$tmp/c/etc/initramfs-tools"
+put "$tmp/c/etc/dracut.conf.d/p2pmap.conf" 'add_drivers+=" p2pmap "'
+put "$tmp/c/boot/initramfs-6.12.57+deb13-amd64.img" ""
+touch -d "2026-11-01 00:00 UTC" "$tmp/c/boot/initramfs-6.12.57+deb13-amd64.img"
+run c4 0 --root "$tmp/c"
+grep -q "^warn  p2pmap.initramfs: p2pmap is in the initramfs (/etc/dracut.conf.d/p2pmap.conf), and /etc/modprobe.d/p2pmap.conf (.*) is newer than /boot/initramfs-6.12.57+deb13-amd64.img (2026-11-01 00:00 UTC)" "$tmp/c4.out" &&
+	has c4 "      fix: dracut -f"
+tap $? "initramfs: dracut's add_drivers, its image older than the modprobe.d file (fix: dracut -f)"
+
 # The environment from a process and from a file.
 after "$tmp/p"
 printf 'PATH=/usr/bin\0NCCL_P2P_DISABLE=1\0VLLM_SKIP_P2P_CHECK=0\0NCCL_P2P_LEVEL=SYS\0' |
@@ -244,8 +418,8 @@ for args in "--unit a --pid 1" "--unit ../etc/x" "--pid 12x" "--bogus" "--gpus z
 	run usage 2 $args || rc=1
 done
 tap $rc "usage errors exit 2 (two sources, a unit path, a bad pid, an unknown option, a bad --gpus, --driver without a name)"
-run other 1 --root "$tmp/sw" --gpus 10b5:9797 --driver pcieport
-grep -q "^warn  gpu.0000:02:03.0.driver: 0000:02:03.0 (NUMA node -1) is bound to no driver" "$tmp/other.out" &&
+run other 0 --root "$tmp/sw" --gpus 10b5:9797 --driver pcieport &&
+	grep -q "^warn  gpu.0000:02:03.0.driver: 0000:02:03.0 (NUMA node -1) is bound to no driver" "$tmp/other.out" &&
 	[ "$(grep -c '^.....\? *gpu\..*\.driver' "$tmp/other.out")" = 2 ]
 tap $? "--gpus VENDOR:DEVICE: any class of that vendor and device (the switch's two ports)"
 run none 0 --root "$tmp/sw" --gpus 10b5:1111

@@ -88,12 +88,16 @@ expect "B rescanned: A->B works" "$(peer_read $A $B)" $ID
 # --- 8. permissions and bad input change nothing.
 status_before=$(p2pmap status)
 out=$(su nobody -s /bin/sh -c "p2pmap link add $A $C" 2>&1)
+rc=$?
 echo "# unprivileged link add: $out"
 check "unprivileged link add fails with EPERM" \
 	sh -c "echo '$out' | grep -q 'Operation not permitted'"
+expect "... exit 5 (permission denied)" "$rc" 5
 out=$(su nobody -s /bin/sh -c "p2pmap link del $A $B" 2>&1)
+rc=$?
 check "unprivileged link del fails with EPERM" \
 	sh -c "echo '$out' | grep -q 'Operation not permitted'"
+expect "... exit 5 (permission denied)" "$rc" 5
 check "unprivileged user can still read status" \
 	su nobody -s /bin/sh -c "p2pmap status >/dev/null"
 

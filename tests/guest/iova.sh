@@ -133,13 +133,14 @@ check "p2pmap unloads" rmmod p2pmap
 insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest reserve=none
 p2pmap link add $A $B >/dev/null
 before=$(p2pmap status)
-# as_without CAPS DESC CMD...: CMD, run without CAPS, must fail naming one.
+# as_without CAPS DESC CMD...: CMD, run without CAPS, must fail naming one,
+# with exit 5 (permission denied).
 as_without() {
 	caps=$1 want=$2 desc=$3
 	shift 3
 	out=$(dropcap "$caps" "$@" 2>&1)
 	rc=$?
-	if [ $rc -ne 0 ] && echo "$out" | grep -q "$want"; then
+	if [ $rc -eq 5 ] && echo "$out" | grep -q "$want"; then
 		ok "$desc"
 	else
 		not_ok "$desc (rc $rc: $out)"

@@ -54,8 +54,14 @@ op() {
 	eval "si=\$S_$i"
 	if [ $pick -lt 30 ]; then
 		OPNAME="link add $i>$j"
-		if [ $LOADED = 1 ] && p2pmap link add $a $b >/dev/null 2>&1; then
-			eval "L_${i}_$j=1"
+		# A link the module took prints its state, and is kept even
+		# when that is not mapped (a side unbound or on vfio-pci:
+		# exit 1 then); a refused one prints nothing.
+		if [ $LOADED = 1 ]; then
+			out=$(p2pmap link add $a $b 2>/dev/null)
+			case $out in
+			"link $a -> $b: "*) eval "L_${i}_$j=1" ;;
+			esac
 		fi
 	elif [ $pick -lt 50 ]; then
 		OPNAME="link del $i>$j"

@@ -15,9 +15,15 @@ insmod /modules/p2pmap/p2pmap.ko	# the default policy: drivers=nvidia
 # --- admission policy
 expect "default policy admits the nvidia driver only" \
 	"$(p2pmap policy | head -1)" "drivers: nvidia"
-p2pmap link add $A $B >/dev/null
+out=$(p2pmap link add $A $B 2>/tmp/add.err)
+rc=$?
 expect "a link between devices of another driver is blocked" \
 	"$(link_state $A $B)" blocked
+check "... link add says blocked" has "$out" "^link $A -> $B: blocked"
+expect "... and exits 1: the link is kept but maps nothing" "$rc" 1
+check "... what it waits for, on stderr" grep -q \
+	"^p2pmap: link $A -> $B is configured but maps nothing (blocked): a side is not admitted by the policy" \
+	/tmp/add.err
 p2pmap list --json >/tmp/l.json
 check "list --json: A is not admitted, with the reason" json_true \
 	"[(x['admitted'], 'allowlist' in x['admit_reason']) for x in d['devices'] if x['address'] == '$A'] == [(False, True)]" \
@@ -44,8 +50,10 @@ check "a malformed vendor list is refused with a message" \
 expect "... and changed nothing" "$(p2pmap policy | sed -n 2p)" \
 	"vendors: 1234"
 out=$(su nobody -s /bin/sh -c "p2pmap policy set --drivers nvidia" 2>&1)
+rc=$?
 check "an unprivileged policy set fails with EPERM" \
 	sh -c "echo '$out' | grep -q 'Operation not permitted'"
+expect "... exit 5 (permission denied)" "$rc" 5
 p2pmap policy set --vendors "" --classes "" >/dev/null
 p2pmap link del $A $B >/dev/null
 
@@ -89,9 +97,11 @@ ynl_p2pmap --output-json --do dev-get --json "{\"addr\": \"$C\"}" >/tmp/c.json
 check "C's domain is not read while vfio-pci owns it (no stable view)" \
 	json_true "d['domain'] == 'unknown'" </tmp/c.json
 p2pmap link del $D $C >/dev/null
-p2pmap link add $D $C >/dev/null
+p2pmap link add $D $C >/dev/null 2>&1
+rc=$?
 expect "a link to C added while VFIO owns it is blocked" \
 	"$(link_state $D $C)" blocked
+expect "... link add of it exits 1 (kept, maps nothing)" "$rc" 1
 expect "... and maps nothing" "$(xlate $D $barc)" 0x0
 if [ "$IOMMU" = vtd ]; then
 	before=$(dmar_faults_at "$barc")

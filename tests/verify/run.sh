@@ -271,6 +271,12 @@ run nofile verify --devices 0,1
 grep -q "fault counters unknown" "$tmp/nofile.err" &&
 	line nofile "$g0 -> $g1: wrong data (first wrong byte at offset 0 of 4194304)"
 tap $? "fault counters unknown: said so, verified anyway"
+if [ ! -d /sys/module/p2pmap ]; then
+	[ "$(cat "$tmp/nofile.rc")" = 1 ] && ! grep -q "kernel module not loaded" "$tmp/nofile.err"
+	tap $? "verify needs no module: without it, exit 1 from a direction that does not work, not 4"
+else
+	tap_skip "verify without the module" "p2pmap is loaded on this machine"
+fi
 run nofilejson verify --devices 0,1 --json
 python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert all(x["faults_before"] is None and x["faults_after"] is None for x in d["directions"])' \
 	"$tmp/nofilejson.out"
@@ -302,6 +308,14 @@ done
 tap $rc "usage errors exit 2 (a device index out of range too)"
 grep -q "no CUDA device 9" "$tmp/usage.err"
 tap $? "a device index out of range is named"
+# The exit-code table (p2pmap help): an unknown device is a usage error
+# (2), not a failed verify (1) nor a missing GPU (3).
+run dev5 verify --devices 0,5
+run dev5j verify --devices 0,5 --json
+[ "$(cat "$tmp/dev5.rc")" = 2 ] && grep -qxF "p2pmap verify: no CUDA device 5 (4 present)" "$tmp/dev5.err" &&
+	[ "$(cat "$tmp/dev5j.rc")" = 2 ] &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d == {"error": "p2pmap verify: no CUDA device 5 (4 present)", "exit_code": 2, "directions": []}, d' "$tmp/dev5j.out"
+tap $? "verify --devices 0,5 of 4 GPUs: exit 2, the device named (--json: exit_code 2)"
 
 # --bandwidth: timed with CUDA events on the stub's clock (a direct peer
 # copy 2 us + 24 GB/s, a staged one 12 us + 8 GB/s).  2 -> 0 is "slow":
@@ -370,8 +384,10 @@ P2PMAP_CUDA_STUB="" run nodev verify
 	grep -qx "p2pmap verify: no CUDA devices" "$tmp/nodev.err"
 tap $? "no CUDA devices: exit 3"
 P2PMAP_CUDA_STUB="0000:01:00.0" run onedev verify
-[ "$(cat "$tmp/onedev.rc")" = 3 ]
-tap $? "one CUDA device: exit 3"
+P2PMAP_CUDA_STUB="0000:01:00.0" run onedevj verify --json
+[ "$(cat "$tmp/onedev.rc")" = 3 ] && [ "$(cat "$tmp/onedevj.rc")" = 3 ] &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["exit_code"] == 3 and "fewer than two" in d["error"], d' "$tmp/onedevj.out"
+tap $? "one CUDA device: exit 3 (--json: exit_code 3)"
 mkdir -p "$tmp/broken"
 echo "not a library" >"$tmp/broken/libcuda.so.1"
 STUBDIR=$tmp/broken run broken verify

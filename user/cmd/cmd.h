@@ -5,10 +5,51 @@
 
 #include <stdbool.h>
 
-/* Exit codes */
-#define EXIT_OK		0
-#define EXIT_RUNTIME	1	/* runtime or kernel error */
-#define EXIT_USAGE	2	/* bad arguments, malformed address */
+/*
+ * Exit codes: one table for every command, the one "p2pmap help" and
+ * p2pmap(8) EXIT STATUS show (keep the three the same).
+ */
+#define EXIT_OK		0	/* success: the answer is yes */
+#define EXIT_FAILED	1	/* the answer is no, or the change failed */
+#define EXIT_USAGE	2	/* bad arguments, malformed address, unknown device */
+#define EXIT_NO_GPU	3	/* no GPU: no CUDA driver, fewer than two devices */
+#define EXIT_NO_MODULE	4	/* the p2pmap module is not loaded (or installed) */
+#define EXIT_PERMISSION	5	/* a capability is missing (EPERM, EACCES) */
+/* The older name of EXIT_FAILED (a runtime or kernel error). */
+#define EXIT_RUNTIME	EXIT_FAILED
+
+/* The table as "p2pmap help" prints it. */
+#define EXIT_TABLE \
+	"Exit status (the same for every command):\n" \
+	"  0  success\n" \
+	"  1  the answer is no, or the change failed: a failed check, a direction\n" \
+	"     that does not work, a change the kernel refused, a link that \"link\n" \
+	"     add\" leaves not mapped (pending, blocked, error), a runtime error\n" \
+	"  2  usage: bad arguments, a malformed address, an unknown device\n" \
+	"  3  no GPU: no CUDA driver or fewer than two CUDA devices (verify),\n" \
+	"     fewer than two devices to link (link auto)\n" \
+	"  4  the p2pmap module is not loaded, or not installed (list still lists\n" \
+	"     the PCI devices; metrics and --version report it and exit 0)\n" \
+	"  5  permission denied: a capability is missing (a change needs\n" \
+	"     CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_SYS_RAWIO), or a file that\n" \
+	"     config save writes is not writable\n"
+
+struct p2pmap_nl;
+/*
+ * The exit code of a failed netlink step on @nl (pnl_open(),
+ * pnl_open_required() or a request; nl->error says what failed):
+ * EXIT_NO_MODULE when the p2pmap family is not registered,
+ * EXIT_PERMISSION for EPERM or EACCES (a missing capability, from the
+ * kernel or from the socket), EXIT_USAGE for ENODEV (a named device the
+ * module does not track), otherwise EXIT_FAILED.
+ */
+int cmd_exit_nl(const struct p2pmap_nl *nl);
+/*
+ * The same for a bare negative errno (a file written, or a request whose
+ * ENODEV is no usage error): EPERM and EACCES are EXIT_PERMISSION, the
+ * rest EXIT_FAILED.
+ */
+int cmd_exit_errno(int err);
 
 /* --no-check: send addresses to the kernel as given (for tests). */
 extern bool opt_no_check;

@@ -2,7 +2,7 @@
 /*
  * p2pmap check: exit 0 when every configured link is mapped or native and
  * no pair faults and the module took all its parameters; otherwise 1, with
- * a line per problem (report.c).
+ * a line per problem (report.c); 4 when the module is not loaded.
  */
 #include <stdio.h>
 
@@ -19,7 +19,7 @@ int cmd_check(int argc, char **argv)
 	struct p2pmap_dev_list devs = { 0 };
 	struct p2pmap_info info;
 	struct p2pmap_nl nl;
-	int ret = EXIT_RUNTIME;
+	int ret = EXIT_FAILED;
 	const char *op;
 
 	(void)argv;
@@ -28,12 +28,13 @@ int cmd_check(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (pnl_open_required(&nl))
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 
 	if (snapshot_read(&nl, &links, &devs, &op) ||
-	    (op = "info", info_get(&nl, &info)))
+	    (op = "info", info_get(&nl, &info))) {
 		pnl_perror(&nl.error, op);
-	else if (check_run(stdout, &info, devs.devs, devs.n, links.links,
+		ret = cmd_exit_nl(&nl);
+	} else if (check_run(stdout, &info, devs.devs, devs.n, links.links,
 			   links.n) == 0)
 		ret = EXIT_OK;
 

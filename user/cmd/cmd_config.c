@@ -124,21 +124,23 @@ static int config_save(const struct save_opts *o)
 	struct p2pmap_nl nl;
 	struct timespec now;
 	size_t len = 0;
-	int ret = EXIT_RUNTIME, err;
+	int ret = EXIT_FAILED, err;
 	FILE *f;
 
 	if (read_old(o->path, &old, &old_links))
-		return EXIT_RUNTIME;
+		return EXIT_FAILED;
 	if (pnl_open_required(&nl)) {
 		free(old);
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 	}
 	if (policy_get(&nl, &p)) {
 		pnl_perror(&nl.error, "policy get");
+		ret = cmd_exit_nl(&nl);
 		goto out;
 	}
 	if (link_dump(&nl, &links)) {
 		pnl_perror(&nl.error, "link dump");
+		ret = cmd_exit_nl(&nl);
 		goto out;
 	}
 	/* Sorted, so that saving an unchanged state writes the same links. */
@@ -182,6 +184,7 @@ static int config_save(const struct save_opts *o)
 		if (err) {
 			fprintf(stderr, "p2pmap: config save: %s: %s (nothing replaced)\n",
 				bak, strerror(-err));
+			ret = cmd_exit_errno(err);
 			goto out;
 		}
 	}
@@ -189,6 +192,7 @@ static int config_save(const struct save_opts *o)
 	if (err) {
 		fprintf(stderr, "p2pmap: config save: %s: %s\n", o->path,
 			strerror(-err));
+		ret = cmd_exit_errno(err);
 		goto out;
 	}
 	printf("config save: wrote %s (%zu link%s)", o->path, links.n,
@@ -215,7 +219,7 @@ static int config_show(const char *path)
 	if (!f) {
 		fprintf(stderr, "p2pmap: config show: %s: %s\n", path,
 			strerror(errno));
-		return EXIT_RUNTIME;
+		return EXIT_FAILED;
 	}
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		fwrite(buf, 1, n, stdout);
@@ -223,7 +227,7 @@ static int config_show(const char *path)
 		fprintf(stderr, "p2pmap: config show: %s: %s\n", path,
 			strerror(errno));
 		fclose(f);
-		return EXIT_RUNTIME;
+		return EXIT_FAILED;
 	}
 	fclose(f);
 	return EXIT_OK;
@@ -243,7 +247,7 @@ static int config_check(const char *path)
 	if (!f) {
 		fprintf(stderr, "p2pmap: config check: %s: %s\n", path,
 			strerror(errno));
-		return EXIT_RUNTIME;
+		return EXIT_FAILED;
 	}
 	rc = modprobe_check(f, path, stdout, &res);
 	modprobe_check_free(&res);
@@ -251,7 +255,7 @@ static int config_check(const char *path)
 	if (rc) {
 		fprintf(stderr, "p2pmap: config check: %s: cannot be read\n",
 			path);
-		return EXIT_RUNTIME;
+		return EXIT_FAILED;
 	}
 	if (!res.options_lines)
 		printf("config check: %s: no \"options p2pmap\" line: the module loads with its defaults\n",
@@ -263,7 +267,7 @@ static int config_check(const char *path)
 	else
 		printf("config check: %s: ok (%u link%s)\n", path, res.links,
 		       res.links == 1 ? "" : "s");
-	return res.problems ? EXIT_RUNTIME : EXIT_OK;
+	return res.problems ? EXIT_FAILED : EXIT_OK;
 }
 
 int cmd_config(int argc, char **argv)

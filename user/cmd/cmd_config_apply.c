@@ -29,26 +29,30 @@ int config_apply(const char *path, bool dry_run)
 {
 	struct p2pmap_link_list links = { 0 };
 	unsigned int added = 0, there = 0, failed = 0, i;
+	int add_err = EXIT_FAILED;
 	struct modprobe_check res;
 	struct p2pmap_nl nl;
 	FILE *f = fopen(path, "r");
-	int ret = EXIT_RUNTIME;
+	int ret = EXIT_FAILED;
 
 	if (!f) {
 		fprintf(stderr, "p2pmap: config apply: %s: %s\n", path,
 			strerror(errno));
-		return EXIT_RUNTIME;
+		return EXIT_FAILED;
 	}
 	if (modprobe_check(f, path, stdout, &res)) {
 		fclose(f);
 		fprintf(stderr, "p2pmap: config apply: %s: cannot be read\n", path);
-		return EXIT_RUNTIME;
+		return EXIT_FAILED;
 	}
 	fclose(f);
-	if (pnl_open_required(&nl))
+	if (pnl_open_required(&nl)) {
+		ret = cmd_exit_nl(&nl);
 		goto free;
+	}
 	if (link_dump(&nl, &links)) {
 		pnl_perror(&nl.error, "link dump");
+		ret = cmd_exit_nl(&nl);
 		goto out;
 	}
 	for (i = 0; i < res.links; i++) {
@@ -66,7 +70,9 @@ int config_apply(const char *path, bool dry_run)
 			pnl_perror(&nl.error, "link add");
 			fprintf(stderr, "p2pmap: config apply: %s:%u: %s -> %s not added\n",
 				path, l->line, l->initiator, l->target);
-			failed++;
+			/* A refusal for want of a capability is exit 5. */
+			if (!failed++)
+				add_err = cmd_exit_errno(nl.error.err);
 		} else {
 			printf("added %s -> %s\n", l->initiator, l->target);
 			added++;
@@ -75,7 +81,7 @@ int config_apply(const char *path, bool dry_run)
 	printf("config apply: %s: %u link%s %s, %u already there%s%s\n", path,
 	       added, added == 1 ? "" : "s", dry_run ? "to add" : "added",
 	       there, failed ? ", failed: " : "", failed ? "see above" : "");
-	ret = failed || res.problems ? EXIT_RUNTIME : EXIT_OK;
+	ret = failed ? add_err : res.problems ? EXIT_FAILED : EXIT_OK;
 out:
 	link_list_free(&links);
 	pnl_close(&nl);

@@ -5,7 +5,7 @@
  * (--gpus, --driver: which devices are the server's GPUs, and its driver;
  * NVIDIA display and 3D controllers and nvidia by default)
  * The host's whole P2P chain, each check ok / warn / fail / skip with its
- * evidence and the fix, then the first blocking cause (host/doctor.h).
+ * evidence and the fix, then the first blocking cause (doctor/doctor.h).
  * Changes nothing; works without root and without the module.
  * Exit 0: nothing failed; 1: something failed; 2: usage.
  */

@@ -344,7 +344,7 @@ int cmd_env(int argc, char **argv)
 	struct verify_output *vr = calloc(1, sizeof(*vr));
 	struct env_plan *pl = calloc(1, sizeof(*pl));
 	enum env_format fmt = ENV_SHELL;
-	int ret = EXIT_RUNTIME, i, err;
+	int ret = EXIT_FAILED, i, err;
 	bool json = false;
 
 	if (!vr || !pl) {
@@ -404,7 +404,7 @@ int cmd_env(int argc, char **argv)
 		print_json(pl);
 	else
 		print_text(pl, fmt);
-	ret = pl->p2p ? EXIT_OK : EXIT_RUNTIME;
+	ret = pl->p2p ? EXIT_OK : EXIT_FAILED;
 out:
 	free(vr);
 	free(pl);

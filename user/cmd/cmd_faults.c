@@ -69,10 +69,10 @@ static int faults_reset_cmd(int argc, char **argv)
 		}
 	}
 	if (pnl_open_required(&nl))
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 	if (faults_reset(&nl, target)) {
 		pnl_perror(&nl.error, "faults reset");
-		ret = EXIT_RUNTIME;
+		ret = cmd_exit_nl(&nl);
 	} else {
 		printf("faults reset: %s\n", target ? target : "all devices");
 	}
@@ -100,7 +100,7 @@ static int faults_show(struct p2pmap_nl *nl, bool json, bool watch,
 
 	if (dev_dump(nl, &devs)) {
 		pnl_perror(&nl->error, "dev dump");
-		ret = EXIT_RUNTIME;
+		ret = cmd_exit_nl(nl);
 		goto out;
 	}
 	if (watch && !json) {
@@ -154,7 +154,7 @@ int cmd_faults(int argc, char **argv)
 	}
 
 	if (pnl_open_required(&nl))
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 	if (watch)
 		cmd_catch_signals();
 	do {

@@ -23,10 +23,10 @@ int cmd_info(int argc, char **argv)
 		json = true;
 	}
 	if (pnl_open_required(&nl))
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 	if (info_get(&nl, &info)) {
 		pnl_perror(&nl.error, "info");
-		ret = EXIT_RUNTIME;
+		ret = cmd_exit_nl(&nl);
 	} else if (json) {
 		json_info(stdout, &info);
 	} else {

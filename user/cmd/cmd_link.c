@@ -137,14 +137,35 @@ static void perror_link(const struct pnl_error *e, const char *op,
 	pnl_perror(e, what);
 }
 
-/* LINK_GET after an add, to learn and print the state. */
+/* What a link left in @state after its add waits for. */
+static const char *not_mapped_why(const struct p2pmap_link *l)
+{
+	if (!l->has_state)
+		return "the module did not say its state";
+	switch (l->state) {
+	case P2PMAP_LINK_PENDING:
+		return "a side is absent or unbound; it maps by itself once both are bound";
+	case P2PMAP_LINK_BLOCKED:
+		return "a side is not admitted by the policy (\"p2pmap list --json\" gives each device's admit_reason, \"p2pmap policy set\" changes it) or is bound to a driver that manages DMA itself (vfio-pci)";
+	case P2PMAP_LINK_ERROR:
+		return "mapping it failed (the reason above)";
+	}
+	return "its state is unknown";
+}
+
+/*
+ * LINK_GET after an add, to learn and print the state.  The kernel took
+ * the link; it is kept whatever its state.  Returns EXIT_OK when it is
+ * mapped or native, EXIT_FAILED when it maps nothing (said on stderr), or
+ * the exit code of a failed LINK_GET.
+ */
 static int show_link(struct p2pmap_nl *nl, const char *from, const char *to)
 {
 	struct p2pmap_link link;
 
 	if (link_get(nl, from, to, &link)) {
 		perror_link(&nl->error, "link get", from, to);
-		return -1;
+		return cmd_exit_nl(nl);
 	}
 	/* Print what we asked for if the reply did not name the link. */
 	if (!link.initiator[0])
@@ -152,32 +173,41 @@ static int show_link(struct p2pmap_nl *nl, const char *from, const char *to)
 	if (!link.target[0])
 		snprintf(link.target, sizeof(link.target), "%s", to);
 	format_link_result(stdout, &link);
-	return 0;
+	if (link.has_state && (link.state == P2PMAP_LINK_MAPPED ||
+			       link.state == P2PMAP_LINK_NATIVE))
+		return EXIT_OK;
+	fflush(stdout);
+	fprintf(stderr, "p2pmap: link %s -> %s is configured but maps nothing (%s): %s; \"p2pmap link del\" removes it\n",
+		link.initiator, link.target,
+		link.has_state ? format_link_state(link.state) : "unknown",
+		not_mapped_why(&link));
+	return EXIT_FAILED;
 }
 
+/* Exit 1 too when a link the kernel took maps nothing (show_link()). */
 static int link_add_cmd(struct p2pmap_nl *nl, const struct link_args *args)
 {
 	const char *a = args->a.s, *b = args->b.s;
 	struct pnl_error err;
-	int ret = EXIT_OK;
+	int ret, ret2;
 
 	if (link_add(nl, a, b, args->has_mask, args->mask)) {
 		perror_link(&nl->error, "link add", a, b);
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(nl);
 	}
 	if (args->both && link_add(nl, b, a, args->has_mask, args->mask)) {
 		/* Undo the first direction so that nothing changes. */
 		err = nl->error;
+		ret = cmd_exit_nl(nl);
 		if (link_del(nl, a, b))
 			perror_link(&nl->error, "link del (undo)", a, b);
 		perror_link(&err, "link add", b, a);
-		return EXIT_RUNTIME;
+		return ret;
 	}
 
-	if (show_link(nl, a, b))
-		ret = EXIT_RUNTIME;
-	if (args->both && show_link(nl, b, a))
-		ret = EXIT_RUNTIME;
+	ret = show_link(nl, a, b);
+	if (args->both && (ret2 = show_link(nl, b, a)) && !ret)
+		ret = ret2;
 	return ret;
 }
 
@@ -185,7 +215,7 @@ static int del_one(struct p2pmap_nl *nl, const char *from, const char *to)
 {
 	if (link_del(nl, from, to)) {
 		perror_link(&nl->error, "link del", from, to);
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(nl);
 	}
 	printf("link %s -> %s: deleted\n", from, to);
 	return EXIT_OK;
@@ -193,10 +223,10 @@ static int del_one(struct p2pmap_nl *nl, const char *from, const char *to)
 
 static int link_del_cmd(struct p2pmap_nl *nl, const struct link_args *args)
 {
-	int ret = del_one(nl, args->a.s, args->b.s);
+	int ret = del_one(nl, args->a.s, args->b.s), ret2;
 
-	if (args->both && del_one(nl, args->b.s, args->a.s))
-		ret = EXIT_RUNTIME;
+	if (args->both && (ret2 = del_one(nl, args->b.s, args->a.s)) && !ret)
+		ret = ret2;
 	return ret;
 }
 
@@ -263,11 +293,12 @@ static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
 	struct p2pmap_link_list links = { 0 };
 	struct autolink_plan plan = { 0 };
 	size_t i, added = 0, there = 0;
-	int ret = EXIT_RUNTIME;
+	int ret = EXIT_FAILED, err;
 	const char *op;
 
 	if (snapshot_read(nl, &links, &devs, &op)) {
 		pnl_perror(&nl->error, op);
+		ret = cmd_exit_nl(nl);
 		goto out;
 	}
 	if (autolink_plan(devs.devs, devs.n, links.links, links.n,
@@ -279,6 +310,7 @@ static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
 		printf("skip %s: %s\n", plan.skips[i].addr, plan.skips[i].why);
 	if (plan.ncands < 2) {
 		printf("link auto: fewer than two devices to link\n");
+		ret = EXIT_NO_GPU;
 		goto out;
 	}
 	for (i = 0; i < plan.npairs; i++)
@@ -307,12 +339,14 @@ static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
 			}
 			perror_link(&nl->error, "link add", p->initiator,
 				    p->target);
-			ret = EXIT_RUNTIME;
+			/* From the kernel's own list: ENODEV is a race here. */
+			if (!ret)
+				ret = cmd_exit_errno(nl->error.err);
 			continue;
 		}
 		added++;
-		if (show_link(nl, p->initiator, p->target))
-			ret = EXIT_RUNTIME;
+		if ((err = show_link(nl, p->initiator, p->target)) && !ret)
+			ret = err;
 	}
 	printf("link auto: %zu devices, %zu links added, %zu already there\n",
 	       plan.ncands, added, there);
@@ -335,7 +369,7 @@ int cmd_link(int argc, char **argv)
 		if (parse_auto_args(argc - 2, argv + 2, &auto_args))
 			return EXIT_USAGE;
 		if (pnl_open_required(&nl))
-			return EXIT_RUNTIME;
+			return cmd_exit_nl(&nl);
 		ret = link_auto_cmd(&nl, &auto_args);
 		pnl_close(&nl);
 		return ret;
@@ -357,7 +391,7 @@ int cmd_link(int argc, char **argv)
 		return EXIT_USAGE;
 
 	if (pnl_open_required(&nl))
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 	ret = add ? link_add_cmd(&nl, &args) : link_del_cmd(&nl, &args);
 	pnl_close(&nl);
 	return ret;

@@ -16,7 +16,7 @@ int link_flush(int argc, char **argv)
 	unsigned int removed = 0, failed = 0;
 	bool dry_run = false;
 	struct p2pmap_nl nl;
-	int ret = EXIT_RUNTIME, i;
+	int ret = EXIT_FAILED, del = EXIT_OK, i;
 	size_t k;
 
 	for (i = 1; i < argc; i++) {
@@ -27,9 +27,10 @@ int link_flush(int argc, char **argv)
 		dry_run = true;
 	}
 	if (pnl_open_required(&nl))
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 	if (link_dump(&nl, &links)) {
 		pnl_perror(&nl.error, "link dump");
+		ret = cmd_exit_nl(&nl);
 		goto out;
 	}
 	for (k = 0; k < links.n; k++) {
@@ -40,6 +41,7 @@ int link_flush(int argc, char **argv)
 			       l->target, format_link_state(l->state));
 		} else if (link_del(&nl, l->initiator, l->target)) {
 			pnl_perror(&nl.error, "link del");
+			del = cmd_exit_nl(&nl);
 			failed++;
 			continue;
 		}
@@ -48,7 +50,7 @@ int link_flush(int argc, char **argv)
 	printf("link flush: %u link%s %s%s\n", removed, removed == 1 ? "" : "s",
 	       dry_run ? "would be removed (--dry-run)" : "removed",
 	       failed ? ", some failed (above)" : "");
-	ret = failed ? EXIT_RUNTIME : EXIT_OK;
+	ret = failed ? del : EXIT_OK;
 out:
 	link_list_free(&links);
 	pnl_close(&nl);

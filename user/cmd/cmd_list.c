@@ -219,15 +219,20 @@ int cmd_list(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * Without the module (or its answer) the PCI devices are still
+	 * listed, whole, and the exit code says what is missing.
+	 */
 	err = pnl_open(&nl);
 	if (err == -ENOENT) {
 		fprintf(stderr, "p2pmap: module not loaded; showing PCI devices only\n");
+		ret = cmd_exit_nl(&nl);
 	} else if (err) {
-		ret = EXIT_RUNTIME;
+		ret = cmd_exit_nl(&nl);
 	} else {
 		if (dev_dump(&nl, &tracked)) {
 			pnl_perror(&nl.error, "dev dump");
-			ret = EXIT_RUNTIME;
+			ret = cmd_exit_nl(&nl);
 		} else {
 			loaded = true;
 		}
@@ -242,12 +247,12 @@ int cmd_list(int argc, char **argv)
 	if (err == -EAGAIN) {
 		fprintf(stderr, "p2pmap list: the PCI devices kept changing while they were read (%d tries, last: %s); try again\n",
 			PCI_SCAN_TRIES, why);
-		ret = EXIT_RUNTIME;
+		ret = EXIT_FAILED;
 		goto out;
 	} else if (err) {
 		fprintf(stderr, "p2pmap list: cannot read the PCI devices: %s\n",
 			err == -ENODEV ? why : strerror(-err));
-		ret = EXIT_RUNTIME;
+		ret = EXIT_FAILED;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -267,7 +272,7 @@ int cmd_list(int argc, char **argv)
 			continue;
 		e = list_grow(&entries, &n, &cap);
 		if (!e) {
-			ret = EXIT_RUNTIME;
+			ret = EXIT_FAILED;
 			goto out;
 		}
 		fill_entry_from_kernel(&tracked.devs[i], e);

@@ -75,18 +75,19 @@ int cmd_metrics(int argc, char **argv)
 		}
 	}
 
+	/* Not loaded is a state to export (p2pmap_loaded 0), not a failure. */
 	err = pnl_open(&nl);
 	if (err == -ENOENT)
-		return render_to(output, &in) ? EXIT_RUNTIME : EXIT_OK;
+		return render_to(output, &in) ? EXIT_FAILED : EXIT_OK;
 	if (err)
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 
 	if (info_get(&nl, &info)) {
 		pnl_perror(&nl.error, "info");
-		ret = EXIT_RUNTIME;
+		ret = cmd_exit_nl(&nl);
 	} else if (snapshot_read(&nl, &links, &devs, &op)) {
 		pnl_perror(&nl.error, op);
-		ret = EXIT_RUNTIME;
+		ret = cmd_exit_nl(&nl);
 	} else {
 		in.loaded = true;
 		in.info = &info;
@@ -95,7 +96,7 @@ int cmd_metrics(int argc, char **argv)
 		in.links = links.links;
 		in.nlinks = links.n;
 		if (render_to(output, &in))
-			ret = EXIT_RUNTIME;
+			ret = EXIT_FAILED;
 	}
 	dev_list_free(&devs);
 	link_list_free(&links);

@@ -98,12 +98,18 @@ static int parse_args(int argc, char **argv, struct monitor *m,
 	return 0;
 }
 
-/* The events socket, joined to the group; NULL after printing why not. */
+/*
+ * The events socket, joined to the group; NULL after printing why not,
+ * kept in nl->error (for cmd_exit_nl()).
+ */
 static struct nl_sock *events_socket(struct p2pmap_nl *nl, struct monitor *m)
 {
 	struct pnl_error e = { .err = -EPERM };
 	struct nl_sock *sk;
 	int grp, err;
+
+	nl->error.err = -EIO;
+	nl->error.msg[0] = '\0';
 
 	grp = genl_ctrl_resolve_grp(nl->sk, P2PMAP_GENL_NAME,
 				    P2PMAP_MCGRP_EVENTS);
@@ -122,7 +128,8 @@ static struct nl_sock *events_socket(struct p2pmap_nl *nl, struct monitor *m)
 	err = genl_connect(sk);
 	if (err < 0) {
 		fprintf(stderr, "p2pmap: cannot connect to generic netlink: %s\n",
-			nl_geterror(err));
+			pnl_strerror(err));
+		nl->error.err = pnl_errno(err);
 		goto fail;
 	}
 	nl_socket_set_buffer_size(sk, MONITOR_RCVBUF, 0);
@@ -132,6 +139,7 @@ static struct nl_sock *events_socket(struct p2pmap_nl *nl, struct monitor *m)
 			 "joining the %s group needs CAP_NET_ADMIN",
 			 P2PMAP_MCGRP_EVENTS);
 		pnl_perror(&e, "monitor");
+		nl->error = e;
 		goto fail;
 	} else if (err < 0) {
 		fprintf(stderr, "p2pmap: monitor: cannot join the %s group: %s\n",
@@ -151,11 +159,11 @@ int cmd_monitor(int argc, char **argv)
 	struct p2pmap_nl nl;
 	struct nl_sock *sk = NULL;
 	struct pollfd pfd;
-	int ret = EXIT_RUNTIME, err, n;
+	int ret = EXIT_FAILED, err, n;
 
 	if (!m) {
 		fprintf(stderr, "p2pmap: out of memory\n");
-		return EXIT_RUNTIME;
+		return EXIT_FAILED;
 	}
 	if (parse_args(argc, argv, m, &timeout)) {
 		free(m);
@@ -164,13 +172,15 @@ int cmd_monitor(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (pnl_open_required(&nl)) {
 		free(m);
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 	}
 	m->family = nl.family;
 	sk = events_socket(&nl, m);
 	pnl_close(&nl);		/* only needed to resolve the group */
-	if (!sk)
+	if (!sk) {
+		ret = cmd_exit_nl(&nl);
 		goto out;
+	}
 
 	cmd_catch_signals();
 	if (timeout >= 0)

@@ -186,7 +186,7 @@ int cmd_nccl_check(int argc, char **argv)
 	struct finding *fd = NULL;
 	unsigned int flags = 0;
 	bool json = false;
-	int ret = EXIT_RUNTIME, i, err;
+	int ret = EXIT_FAILED, i, err;
 	size_t k;
 	FILE *f;
 
@@ -245,7 +245,7 @@ int cmd_nccl_check(int argc, char **argv)
 		print_json(log, fd, log->npairs, flags);
 	else
 		print_text(log, fd, log->npairs, flags);
-	ret = flags ? EXIT_RUNTIME : EXIT_OK;
+	ret = flags ? EXIT_FAILED : EXIT_OK;
 out:
 	free(fd);
 	free(log);

@@ -77,7 +77,7 @@ static int show(struct p2pmap_nl *nl, bool json)
 
 	if (policy_get(nl, &p)) {
 		pnl_perror(&nl->error, "policy get");
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(nl);
 	}
 	if (json)
 		json_policy(stdout, &p);
@@ -134,10 +134,10 @@ int cmd_policy(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (pnl_open_required(&nl))
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 	if (set && policy_set(&nl, &req)) {
 		pnl_perror(&nl.error, "policy set");
-		ret = EXIT_RUNTIME;
+		ret = cmd_exit_nl(&nl);
 	} else {
 		ret = show(&nl, json);
 	}

@@ -33,17 +33,17 @@ int cmd_status(int argc, char **argv)
 		json = true;
 	}
 	if (pnl_open_required(&nl))
-		return EXIT_RUNTIME;
+		return cmd_exit_nl(&nl);
 
 	/* INFO after the snapshot: only its parameter problems are used. */
 	if (snapshot_read(&nl, &links, &devs, &op) ||
 	    (op = "info", info_get(&nl, &info))) {
 		pnl_perror(&nl.error, op);
-		ret = EXIT_RUNTIME;
+		ret = cmd_exit_nl(&nl);
 	} else if (report_build(&report, &info, devs.devs, devs.n, links.links,
 				links.n)) {
 		fprintf(stderr, "p2pmap: out of memory\n");
-		ret = EXIT_RUNTIME;
+		ret = EXIT_FAILED;
 	} else {
 		if (json) {
 			json_status(stdout, links.links, links.n, &report);

@@ -320,7 +320,7 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 			memset(&r[i].bw, 0, sizeof(r[i].bw));
 		r[i].has_bw = true;
 		if (!r[i].bw.measured || verify_bw_looks_staged(&r[i].bw))
-			ret = EXIT_RUNTIME;
+			ret = EXIT_FAILED;
 		if (!o->json) {
 			verify_format_bandwidth(stdout, &r[i]);
 			fflush(stdout);
@@ -344,25 +344,25 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 
 	if (!e) {
 		verr("p2pmap: out of memory\n");
-		return -EXIT_RUNTIME;
+		return -EXIT_FAILED;
 	}
 	st = isolate_run(enum_child, NULL, e, sizeof(*e), o->timeout, why,
 			 sizeof(why));
-	ret = -EXIT_RUNTIME;
+	ret = -EXIT_FAILED;
 	if (st != ISOLATE_OK) {
 		verr("p2pmap verify: listing the CUDA devices: %s\n",
 			why);
 	} else if (e->load == CUDA_LOAD_NOT_FOUND) {
 		verr("p2pmap verify: no CUDA driver (" CUDA_LIB " not found)\n");
-		ret = -VERIFY_EXIT_NO_CUDA;
+		ret = -EXIT_NO_GPU;
 	} else if (e->load) {
 		verr("p2pmap verify: the CUDA driver cannot be used: %s\n",
 			e->err);
-		ret = -VERIFY_EXIT_NO_CUDA;
+		ret = -EXIT_NO_GPU;
 	} else if (e->init == CUDA_ERR_NO_DEVICE ||
 		   (e->init == CUDA_SUCCESS_ && !e->count)) {
 		verr("p2pmap verify: no CUDA devices\n");
-		ret = -VERIFY_EXIT_NO_CUDA;
+		ret = -EXIT_NO_GPU;
 	} else if (e->init != CUDA_SUCCESS_) {
 		verr("p2pmap verify: cuInit: %s\n", e->err);
 	} else {
@@ -407,7 +407,7 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 	}
 	if (n < 2) {
 		verr("p2pmap verify: fewer than two usable CUDA devices: no direction to verify\n");
-		return -VERIFY_EXIT_NO_CUDA;
+		return -EXIT_NO_GPU;
 	}
 	return n;
 }
@@ -509,13 +509,13 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 			  verify_faults_nl_open(&faults)) {
 		snprintf(verify_error, sizeof(verify_error),
 			 "p2pmap verify: the fault counters cannot be read");
-		return o->json ? json_failure(EXIT_RUNTIME) : EXIT_RUNTIME;
+		return o->json ? json_failure(EXIT_FAILED) : EXIT_FAILED;
 	}
 	r = calloc(ngpus * (ngpus - 1), sizeof(*r));
 	if (!r) {
-		fprintf(stderr, "p2pmap: out of memory\n");
+		verr("p2pmap: out of memory\n");
 		verify_faults_close(&faults);
-		return EXIT_RUNTIME;
+		return o->json ? json_failure(EXIT_FAILED) : EXIT_FAILED;
 	}
 	for (a = 0; a < ngpus; a++) {
 		for (b = 0; b < ngpus; b++) {
@@ -532,12 +532,12 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 				fflush(stdout);
 			}
 			if (r[n].verdict != VERIFY_WORKS)
-				ret = EXIT_RUNTIME;
+				ret = EXIT_FAILED;
 			n++;
 		}
 	}
 	if (o->bandwidth && run_bandwidth(o, r, n))
-		ret = EXIT_RUNTIME;
+		ret = EXIT_FAILED;
 	caches.order = order && !strcmp(order, "PCI_BUS_ID") ? "PCI_BUS_ID" :
 							       "FASTEST_FIRST";
 	problem = verify_order_problem(order, getenv("CUDA_VISIBLE_DEVICES"),
@@ -545,11 +545,11 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 	if (o->vllm && !(caches.vllm = write_cache(VERIFY_VLLM, problem, r, n,
 						   sel, ngpus, count, vllm,
 						   sizeof(vllm))))
-		ret = EXIT_RUNTIME;
+		ret = EXIT_FAILED;
 	if (o->sglang && !(caches.sglang = write_cache(VERIFY_SGLANG, problem,
 						       r, n, sel, ngpus, count,
 						       sglang, sizeof(sglang))))
-		ret = EXIT_RUNTIME;
+		ret = EXIT_FAILED;
 	if (o->json) {
 		verify_json(stdout, r, n, &caches);
 	} else {

@@ -16,8 +16,10 @@ int cmd_version(const char *cli)
 	struct p2pmap_nl nl;
 
 	printf("p2pmap %s\n", cli);
+	/* Exit 0 either way: the state is the answer. */
 	if (pnl_open(&nl)) {
-		printf("module: not loaded\n");
+		printf("module: %s\n", nl.no_family ? "not loaded" :
+		       "unknown (generic netlink cannot be used)");
 		return EXIT_OK;
 	}
 	if (info_get(&nl, &info) || !info.version[0])

@@ -27,6 +27,28 @@ struct pnl_req {
 	void *arg;
 };
 
+int pnl_errno(int nlerr)
+{
+	switch (nlerr) {
+	case -NLE_PERM:
+		return -EPERM;
+	case -NLE_NOACCESS:
+		return -EACCES;
+	case -NLE_NOMEM:
+		return -ENOMEM;
+	}
+	return -EIO;
+}
+
+const char *pnl_strerror(int nlerr)
+{
+	int err = pnl_errno(nlerr);
+
+	/* The system's words for a refusal: libnl says "No Access". */
+	return err == -EPERM || err == -EACCES ? strerror(-err) :
+						 nl_geterror(nlerr);
+}
+
 int pnl_open(struct p2pmap_nl *nl)
 {
 	int one = 1, err;
@@ -35,12 +57,13 @@ int pnl_open(struct p2pmap_nl *nl)
 	nl->sk = nl_socket_alloc();
 	if (!nl->sk) {
 		fprintf(stderr, "p2pmap: cannot allocate netlink socket\n");
+		nl->error.err = -ENOMEM;
 		return -ENOMEM;
 	}
 	err = genl_connect(nl->sk);
 	if (err < 0) {
 		fprintf(stderr, "p2pmap: cannot connect to generic netlink: %s\n",
-			nl_geterror(err));
+			pnl_strerror(err));
 		goto fail;
 	}
 	/* Old kernels lack extended acks; then errors come without text. */
@@ -51,17 +74,24 @@ int pnl_open(struct p2pmap_nl *nl)
 	if (nl->family < 0) {
 		if (nl->family == -NLE_OBJ_NOTFOUND) {
 			pnl_close(nl);
+			nl->no_family = true;
+			nl->error.err = -ENOENT;
+			snprintf(nl->error.msg, sizeof(nl->error.msg),
+				 "generic netlink family \"%s\" not found",
+				 P2PMAP_GENL_NAME);
 			return -ENOENT;
 		}
 		err = nl->family;
 		fprintf(stderr, "p2pmap: cannot resolve generic netlink family \"%s\": %s\n",
-			P2PMAP_GENL_NAME, nl_geterror(err));
+			P2PMAP_GENL_NAME, pnl_strerror(err));
 		goto fail;
 	}
 	return 0;
 fail:
 	pnl_close(nl);
-	return -EIO;
+	nl->error.err = pnl_errno(err);
+	snprintf(nl->error.msg, sizeof(nl->error.msg), "%s", nl_geterror(err));
+	return nl->error.err;
 }
 
 void (*pnl_not_loaded_hint)(char *buf, size_t len);

@@ -23,7 +23,8 @@ struct pnl_error {
 struct p2pmap_nl {
 	struct nl_sock *sk;
 	int family;
-	struct pnl_error error;		/* of the last request */
+	struct pnl_error error;		/* of the last request, or the open */
+	bool no_family;			/* pnl_open(): module not loaded */
 };
 
 /* Fills the request's attributes; returns 0 or a negative errno. */
@@ -35,10 +36,18 @@ typedef void (*pnl_reset_fn)(void *arg);
 
 /*
  * Connect and resolve the family.  Returns 0; -ENOENT when the family is
- * not registered (module not loaded), printing nothing; or another negative
- * errno after printing an error.
+ * not registered (module not loaded: nl->no_family set), printing nothing;
+ * or another negative errno after printing an error (-EPERM or -EACCES
+ * when the socket was refused for want of a permission).  A failure is
+ * kept in nl->error too, for the command's exit code (cmd_exit_nl()).
  */
 int pnl_open(struct p2pmap_nl *nl);
+/*
+ * A libnl error (-NLE_*) as a negative errno: -EPERM, -EACCES, -ENOMEM,
+ * else -EIO; and its text (the system's for the first two).
+ */
+int pnl_errno(int nlerr);
+const char *pnl_strerror(int nlerr);
 /* As pnl_open(), but prints the "module not loaded" error too. */
 int pnl_open_required(struct p2pmap_nl *nl);
 /*

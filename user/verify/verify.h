@@ -26,9 +26,6 @@
 #include "cuda.h"
 #include "objects.h"
 
-/* Exit code: no CUDA driver, no (or one) CUDA device. */
-#define VERIFY_EXIT_NO_CUDA	3
-
 #define VERIFY_SIZE_DEFAULT	(4ULL << 20)
 #define VERIFY_SIZE_MAX		(1ULL << 30)
 #define VERIFY_TIMEOUT_DEFAULT	60	/* seconds per operation */

@@ -3,9 +3,11 @@
  * doctor: the host's P2P chain, read under a root directory (DIR/sys,
  * DIR/proc, DIR/etc; "/" on the host, a fixture tree in the tests) and
  * judged link by link: IOMMU mode, confidential computing, each GPU's
- * driver and IOMMU group, NVIDIA's peer-mapping parameters, p2pmap and its
- * links, and the inference server's environment.  Reads only; never needs
- * root or the module (what it cannot read is said).
+ * driver, IOMMU group and BARs (Resizable BAR, BAR1 against the VRAM), the
+ * PCIe paths, NVIDIA's peer-mapping parameters, p2pmap and its links, its
+ * version, DKMS, the saved links, softdep and initramfs, the kernel log and
+ * the inference server's environment.  Reads only; never needs root or the
+ * module (what it cannot read is said).  The checks: user/doctor/.
  */
 #ifndef P2PMAP_DOCTOR_H
 #define P2PMAP_DOCTOR_H

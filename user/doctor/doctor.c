@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "p2pmap doctor" (doctor.h): the runner, in the order of the chain, and
+ * the first blocking cause.  One file per concern: doctor_iommu.c (command
+ * line, IOMMU, confidential computing), doctor_gpus.c (each GPU's driver
+ * and group), doctor_bars.c (BARs, Resizable BAR, BAR1 against VRAM),
+ * doctor_paths.c (PCIe path, ACS), doctor_nvidia.c (the driver's
+ * parameters), doctor_p2pmap.c (the module, its links, its version, the
+ * saved links), doctor_boot.c (DKMS, softdep, initramfs), doctor_log.c
+ * (the kernel log), doctor_env.c (the server's environment).
+ */
+#include <stdlib.h>
+
+#include "doctor_int.h"
+
+void doctor_run(const char *root, const struct doctor_env_source *env,
+		const struct doctor_gpus *gpus, struct doctor_report *r)
+{
+	struct host *h = calloc(1, sizeof(*h));
+
+	r->n = 0;
+	if (!h)
+		return;
+	h->root = root;
+	h->want = gpus;
+	h->r = r;
+	check_iommu(h);
+	check_cc(h);
+	find_gpus(h);
+	check_gpus(h);
+	check_bars(h);
+	check_paths(h);
+	check_nvidia(h);
+	check_p2pmap(h);
+	check_version(h);
+	check_dkms(h);
+	check_saved(h);
+	check_softdep(h);
+	check_initramfs(h);
+	check_log(h, env->dmesg);
+	check_env(h, env);
+	free(h);
+}
+
+const char *doctor_level_name(enum doctor_level l)
+{
+	static const char * const names[] = {
+		[DOCTOR_OK] = "ok", [DOCTOR_WARN] = "warn",
+		[DOCTOR_FAIL] = "fail", [DOCTOR_SKIP] = "skip",
+	};
+
+	return names[l];
+}
+
+const struct doctor_check *doctor_first_blocking(const struct doctor_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->c[i].blocking)
+			return &r->c[i];
+	return NULL;
+}

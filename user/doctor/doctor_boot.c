@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * doctor: what the next boot does with p2pmap.  DKMS (which kernels have
+ * the module built, the running one among them?), the softdep that "p2pmap
+ * config save" writes so that modprobe loads p2pmap before the GPU driver,
+ * and the initramfs (holding p2pmap, it must hold the saved configuration
+ * too: it was built after the modprobe.d file changed).
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "doctor_int.h"
+#include "link_sysfs.h"
+
+#ifndef P2PMAP_VERSION
+#define P2PMAP_VERSION "VERSION"
+#endif
+
+#define DKMS_DIR	"/var/lib/dkms/p2pmap"
+
+static size_t need_count(const struct host *h)
+{
+	size_t i, need = 0;
+
+	for (i = 0; i < h->ngpus; i++)
+		need += needs_links(h, &h->gpus[i]);
+	return need;
+}
+
+/* Names in ROOT/REL, sorted; the caller frees them (n < 0: none). */
+static int list(const struct host *h, const char *rel, struct dirent ***names)
+{
+	char path[2 * PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", h->root, rel);
+	return scandir(path, names, NULL, alphasort);
+}
+
+static void list_free(struct dirent **names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	if (n >= 0)
+		free(names);
+}
+
+/* Has DKMS built p2pmap VER for kernel KVER (any architecture)? */
+static bool dkms_built(const struct host *h, const char *ver,
+		       const char *kver)
+{
+	char rel[PATH_MAX / 2], mod[PATH_MAX];
+	struct dirent **arch, **files;
+	bool built = false;
+	int na, nf, i, j;
+
+	snprintf(rel, sizeof(rel), "%s/%.200s/%.200s", DKMS_DIR, ver, kver);
+	na = list(h, rel, &arch);
+	for (i = 0; i < na && !built; i++) {
+		if (arch[i]->d_name[0] == '.')
+			continue;
+		snprintf(mod, sizeof(mod), "%s/%.200s/module", rel,
+			 arch[i]->d_name);
+		nf = list(h, mod, &files);
+		for (j = 0; j < nf; j++)
+			built = built ||
+				!strncmp(files[j]->d_name, "p2pmap.ko", 9);
+		list_free(files, nf);
+	}
+	list_free(arch, na);
+	return built;
+}
+
+/*
+ * ROOT/var/lib/dkms/p2pmap/VER/KVER/ARCH/module/p2pmap.ko*: the kernels
+ * each version is built for (VER/source: added; kernel-KVER-ARCH: the
+ * installed one's links, not read).
+ */
+void check_dkms(struct host *h)
+{
+	char osrel[128], text[300], fix[200], rel[PATH_MAX];
+	bool run_cli = false, run_other = false;
+	struct dirent **vers, **kernels;
+	int nv, nk, i, j, built;
+	size_t len;
+
+	if (!h->loaded && need_count(h) < 2 && !exists(h, DKMS_DIR))
+		return;
+	if (!rd(h, osrel, sizeof(osrel), "/proc/sys/kernel/osrelease"))
+		osrel[0] = '\0';
+	nv = list(h, DKMS_DIR, &vers);
+	text[0] = '\0';
+	for (i = 0; i < nv; i++) {
+		const char *ver = vers[i]->d_name;
+
+		if (ver[0] == '.' || !strncmp(ver, "kernel-", 7))
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s", DKMS_DIR, ver);
+		nk = list(h, rel, &kernels);
+		len = strlen(text);
+		snprintf(text + len, sizeof(text) - len, "%s%s built for ",
+			 len ? "; " : "", ver);
+		built = 0;
+		for (j = 0; j < nk; j++) {
+			const char *k = kernels[j]->d_name;
+
+			if (k[0] == '.' || !dkms_built(h, ver, k))
+				continue;
+			len = strlen(text);
+			snprintf(text + len, sizeof(text) - len, "%s%s",
+				 built++ ? ", " : "", k);
+			if (osrel[0] && !strcmp(k, osrel)) {
+				if (!strcmp(ver, P2PMAP_VERSION))
+					run_cli = true;
+				else
+					run_other = true;
+			}
+		}
+		if (!built) {
+			len = strlen(text);
+			snprintf(text + len, sizeof(text) - len, "no kernel");
+		}
+		list_free(kernels, nk);
+	}
+	list_free(vers, nv);
+	snprintf(fix, sizeof(fix),
+		 "dkms install p2pmap/%s -k %s (with that kernel's headers; or make install in p2pmap's source tree)",
+		 P2PMAP_VERSION, osrel[0] ? osrel : "$(uname -r)");
+	if (!text[0])
+		add(h, "p2pmap.dkms", DOCTOR_WARN,
+		    "make install in p2pmap's source tree (adds, builds and installs the module through DKMS), or install the p2pmap-dkms package",
+		    "p2pmap is not in DKMS (no %s): no kernel update rebuilds it",
+		    DKMS_DIR);
+	else if (!osrel[0])
+		add(h, "p2pmap.dkms", DOCTOR_SKIP, NULL,
+		    "DKMS p2pmap %s; the running kernel is unknown (/proc/sys/kernel/osrelease)",
+		    text);
+	else if (run_cli)
+		add(h, "p2pmap.dkms", DOCTOR_OK, NULL,
+		    "DKMS p2pmap %s: the running kernel %s has the CLI's %s built",
+		    text, osrel, P2PMAP_VERSION);
+	else if (run_other)
+		add(h, "p2pmap.dkms", DOCTOR_WARN, fix,
+		    "DKMS p2pmap %s: the running kernel %s has another version built, not the CLI's %s",
+		    text, osrel, P2PMAP_VERSION);
+	else
+		add(h, "p2pmap.dkms", DOCTOR_WARN, fix,
+		    "DKMS p2pmap %s: the running kernel %s is not among them (modprobe p2pmap finds no module for it)",
+		    text, osrel);
+}
+
+/* A module name as modprobe compares them ('-' and '_' alike). */
+static bool same_module(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !(strchr("-_", *a) && strchr("-_", *b)))
+			return false;
+	return !*a && !*b;
+}
+
+/* "softdep MOD pre: ... p2pmap ..." for @driver in one modprobe.d file? */
+static bool softdep_in(const char *path, const char *driver)
+{
+	char line[1024], *tok, *save;
+	bool found = false, pre;
+	FILE *f = fopen(path, "r");
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		tok = strtok_r(line, " \t\n", &save);
+		if (!tok || strcmp(tok, "softdep"))
+			continue;
+		tok = strtok_r(NULL, " \t\n", &save);
+		if (!tok || !same_module(tok, driver))
+			continue;
+		pre = false;
+		while ((tok = strtok_r(NULL, " \t\n", &save))) {
+			if (!strcmp(tok, "pre:"))
+				pre = true;
+			else if (!strcmp(tok, "post:"))
+				pre = false;
+			else if (pre && !strcmp(tok, "p2pmap"))
+				found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * "p2pmap config save" writes "softdep DRIVER pre: p2pmap" for each
+ * driver of the policy: modprobe then loads p2pmap, with its options,
+ * before the GPU driver, so that p2pmap reserves the other host bridges'
+ * windows before the driver's first probe (README, Boot integration).
+ * Where modprobe reads: /etc, /run, /lib and /usr/lib's modprobe.d.
+ */
+void check_softdep(struct host *h)
+{
+	static const char * const dirs[] = {
+		"/etc/modprobe.d", "/run/modprobe.d", "/lib/modprobe.d",
+		"/usr/lib/modprobe.d",
+	};
+	char path[PATH_MAX + 300], where[PATH_MAX + 300] = "";
+	const char *drv = h->want->driver;
+	struct dirent **names;
+	size_t d;
+	int n, i;
+
+	if (!exists(h, CONFIG_FILE))
+		return;
+	for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]) && !where[0]; d++) {
+		n = list(h, dirs[d], &names);
+		for (i = 0; i < n && !where[0]; i++) {
+			const char *e = names[i]->d_name;
+			size_t l = strlen(e);
+
+			if (l < 6 || strcmp(e + l - 5, ".conf"))
+				continue;
+			snprintf(path, sizeof(path), "%s%s/%s", h->root, dirs[d],
+				 e);
+			if (softdep_in(path, drv))
+				snprintf(where, sizeof(where), "%s/%s", dirs[d],
+					 e);
+		}
+		list_free(names, n);
+	}
+	if (where[0])
+		add(h, "p2pmap.softdep", DOCTOR_OK, NULL,
+		    "softdep %s pre: p2pmap in %s: modprobe loads p2pmap before %s, which then probes with the peers' windows reserved",
+		    drv, where, drv);
+	else
+		add(h, "p2pmap.softdep", DOCTOR_WARN,
+		    "p2pmap config save (it writes a softdep for each driver of the policy)",
+		    "no \"softdep %s pre: p2pmap\" in modprobe.d: at boot %s can probe before p2pmap loads, and its DMA allocations can take a peer's BAR addresses (that link then cannot map)",
+		    drv, drv);
+}
+
+/* Is @module named in an initramfs-tools or dracut configuration? */
+struct initramfs {
+	bool tools, dracut;		/* which configuration exists */
+	char p2pmap[80], gpu[80];	/* where each is named, or "" */
+};
+
+static void note(struct initramfs *i, const char *word, const char *driver,
+		 const char *where)
+{
+	if (!strcmp(word, "p2pmap") && !i->p2pmap[0])
+		snprintf(i->p2pmap, sizeof(i->p2pmap), "%s", where);
+	if (same_module(word, driver) && !i->gpu[0])
+		snprintf(i->gpu, sizeof(i->gpu), "%s", where);
+}
+
+/* /etc/initramfs-tools/modules: a module name (and its options) a line. */
+static void initramfs_tools(const struct host *h, struct initramfs *i)
+{
+	const char *rel = "/etc/initramfs-tools/modules";
+	char path[PATH_MAX], line[512], *tok, *save;
+	FILE *f;
+
+	i->tools = exists(h, "/etc/initramfs-tools");
+	snprintf(path, sizeof(path), "%s%s", h->root, rel);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		tok = strtok_r(line, " \t\n", &save);
+		if (tok && tok[0] != '#')
+			note(i, tok, h->want->driver, rel);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* dracut.conf(.d): add_drivers+=" a b ", force_drivers+=, drivers=. */
+static void dracut_file(const struct host *h, const char *rel,
+			struct initramfs *i)
+{
+	char path[PATH_MAX + 300], line[1024], *v, *tok, *save;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", h->root, rel);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		v = strchr(line, '=');
+		if (line[0] == '#' || !v || !strstr(line, "drivers"))
+			continue;
+		for (tok = strtok_r(v + 1, " \t\n\"'", &save); tok;
+		     tok = strtok_r(NULL, " \t\n\"'", &save))
+			note(i, tok, h->want->driver, rel);
+	}
+	if (f)
+		fclose(f);
+}
+
+static void dracut(const struct host *h, struct initramfs *i)
+{
+	char rel[PATH_MAX];
+	struct dirent **names;
+	int n, k;
+
+	i->dracut = exists(h, "/etc/dracut.conf") ||
+		    exists(h, "/etc/dracut.conf.d");
+	dracut_file(h, "/etc/dracut.conf", i);
+	n = list(h, "/etc/dracut.conf.d", &names);
+	for (k = 0; k < n; k++) {
+		snprintf(rel, sizeof(rel), "/etc/dracut.conf.d/%.200s",
+			 names[k]->d_name);
+		if (strstr(names[k]->d_name, ".conf"))
+			dracut_file(h, rel, i);
+	}
+	list_free(names, n);
+}
+
+static void when(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm))
+		snprintf(buf, len, "?");
+}
+
+/*
+ * The initramfs loads the modules it was built with, with the modprobe.d
+ * files of that moment (initramfs-tools and dracut copy them).  With p2pmap
+ * in it, an image older than the saved configuration maps the old links;
+ * with the GPU driver in it and not p2pmap, the driver probes first.
+ */
+void check_initramfs(struct host *h)
+{
+	char osrel[128], image[200], conf_t[32], image_t[32], fix[64];
+	const char *drv = h->want->driver;
+	struct initramfs i = { 0 };
+	struct stat sc, si;
+	char path[PATH_MAX];
+
+	if (!exists(h, CONFIG_FILE))
+		return;
+	initramfs_tools(h, &i);
+	dracut(h, &i);
+	snprintf(fix, sizeof(fix), "%s",
+		 i.dracut && !i.tools ? "dracut -f" : "update-initramfs -u");
+	if (!i.p2pmap[0] && i.gpu[0]) {
+		add(h, "p2pmap.initramfs", DOCTOR_WARN,
+		    i.dracut && !i.tools ?
+		    "add p2pmap to add_drivers in /etc/dracut.conf.d, then dracut -f" :
+		    "add p2pmap to /etc/initramfs-tools/modules, then update-initramfs -u",
+		    "%s is loaded from the initramfs (%s) and p2pmap is not: %s probes before p2pmap can reserve the peers' windows",
+		    drv, i.gpu, drv);
+		return;
+	}
+	if (!i.p2pmap[0]) {
+		add(h, "p2pmap.initramfs", DOCTOR_OK, NULL,
+		    "neither p2pmap nor %s is named in %s: both load from the root file system, with %s",
+		    drv, i.tools || i.dracut ?
+		    "the initramfs configuration (/etc/initramfs-tools/modules, dracut.conf.d)" :
+		    "an initramfs configuration (no initramfs-tools, no dracut)",
+		    CONFIG_FILE);
+		return;
+	}
+	if (!rd(h, osrel, sizeof(osrel), "/proc/sys/kernel/osrelease") ||
+	    !osrel[0]) {
+		add(h, "p2pmap.initramfs", DOCTOR_SKIP, NULL,
+		    "p2pmap is in the initramfs (%s); the running kernel, so its image, is unknown (/proc/sys/kernel/osrelease)",
+		    i.p2pmap);
+		return;
+	}
+	if (!strncmp(i.p2pmap, "/etc/dracut", 11))
+		snprintf(image, sizeof(image), "/boot/initramfs-%.100s.img",
+			 osrel);
+	else
+		snprintf(image, sizeof(image), "/boot/initrd.img-%.100s",
+			 osrel);
+	snprintf(path, sizeof(path), "%s%s", h->root, image);
+	if (stat(path, &si)) {
+		add(h, "p2pmap.initramfs", DOCTOR_WARN, fix,
+		    "p2pmap is in the initramfs (%s), but there is no %s to hold %s",
+		    i.p2pmap, image, CONFIG_FILE);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s%s", h->root, CONFIG_FILE);
+	if (stat(path, &sc)) {
+		add(h, "p2pmap.initramfs", DOCTOR_SKIP, NULL,
+		    "%s cannot be read", CONFIG_FILE);
+		return;
+	}
+	when(sc.st_mtime, conf_t, sizeof(conf_t));
+	when(si.st_mtime, image_t, sizeof(image_t));
+	if (sc.st_mtime > si.st_mtime)
+		add(h, "p2pmap.initramfs", DOCTOR_WARN, fix,
+		    "p2pmap is in the initramfs (%s), and %s (%s) is newer than %s (%s): at boot p2pmap loads with the configuration before it",
+		    i.p2pmap, CONFIG_FILE, conf_t, image, image_t);
+	else
+		add(h, "p2pmap.initramfs", DOCTOR_OK, NULL,
+		    "p2pmap is in the initramfs (%s), and %s (%s) was built after %s (%s): it holds the saved configuration",
+		    i.p2pmap, image, image_t, CONFIG_FILE, conf_t);
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * doctor's own: the host as read (its GPUs, the answers of the PCI config
+ * space), the helpers every check uses, and the checks in chain order.
+ * Not for the rest of the CLI (doctor.h is).
+ */
+#ifndef P2PMAP_DOCTOR_INT_H
+#define P2PMAP_DOCTOR_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "doctor.h"
+
+#define GPU_BARS	6
+#define CONFIG_FILE	"/etc/modprobe.d/p2pmap.conf"
+#define REBAR_BARS	6		/* entries of a ReBAR capability */
+
+/* One resizable BAR: its current size and the sizes it supports. */
+struct rebar {
+	int bar;			/* BAR index */
+	unsigned long long cur;		/* bytes */
+	unsigned long long sizes;	/* bit n: 1 MiB << n supported */
+};
+
+struct gpu {
+	char addr[16];
+	unsigned long long bar_start[GPU_BARS], bar_end[GPU_BARS];
+	char driver[32];		/* "" unbound */
+	int group;			/* -1 unknown */
+	char group_type[16];
+	int numa;
+	char root_bus[32];
+	char path[256];			/* /sys/devices/pci.../ADDR */
+	unsigned long long bar_flags[GPU_BARS];
+	unsigned int vendor;
+	int rebar_state;		/* REBAR_* */
+	size_t nrebar;
+	struct rebar rebar[REBAR_BARS];
+};
+
+enum {
+	REBAR_UNKNOWN,			/* not found in libpci's scan */
+	REBAR_UNREADABLE,		/* no extended config space to read */
+	REBAR_NONE,			/* no Resizable BAR capability */
+	REBAR_CAP,
+};
+
+/* One libpci scan's answers, per switch port (doctor reads a few). */
+#define ACS_CACHE	64
+
+struct acs_seen {
+	char addr[16];
+	int redirects;			/* acs_redirects()'s answer */
+};
+
+struct host {
+	const char *root;
+	struct acs_seen acs[ACS_CACHE];
+	size_t nacs;
+	const struct doctor_gpus *want;
+	struct gpu gpus[DOCTOR_MAX_GPUS];
+	size_t ngpus;
+	bool pt, snp, tdx, loaded;
+	struct doctor_report *r;
+};
+
+/* ROOT/PATH's first line into @buf; false when it cannot be read. */
+bool rd(const struct host *h, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+bool exists(const struct host *h, const char *rel);
+/* The last component of the link ROOT/REL points to, or "". */
+void link_name(const struct host *h, const char *rel, char *buf, size_t len);
+/* A check at the end of the report (NULL when it is full). */
+struct doctor_check *add(struct host *h, const char *name,
+			 enum doctor_level level, const char *fix,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void blocking(struct doctor_check *c);
+/* "16 MiB", "32 GiB" */
+void size_text(unsigned long long bytes, char *buf, size_t len);
+/* The GPU's default domain translates (DMA, DMA-FQ). */
+bool translated(const struct gpu *g);
+/* Translated and bound to the server's driver: its P2P needs p2pmap. */
+bool needs_links(const struct host *h, const struct gpu *g);
+
+/* The checks, in the order of the chain (doctor_run()). */
+void check_iommu(struct host *h);
+void check_cc(struct host *h);
+void find_gpus(struct host *h);
+void check_gpus(struct host *h);
+void check_bars(struct host *h);
+/* Fills each GPU's rebar_state and rebar[] with one libpci scan. */
+void rebar_read(struct host *h);
+
+/* One GPU's memory as nvidia-smi -q -d MEMORY reports it, in MiB. */
+struct vram {
+	char addr[16];
+	unsigned long long fb, bar1;	/* 0 unknown */
+};
+
+#define VRAM_ENV	"P2PMAP_NVIDIA_SMI"
+
+/*
+ * Runs $P2PMAP_NVIDIA_SMI (on the host itself: nvidia-smi from PATH when
+ * unset) with -q -d MEMORY and reads each GPU's FB and BAR1 totals into
+ * @v.  Returns how many, or -1 with @why saying why nothing was read.
+ */
+int vram_read(const struct host *h, struct vram *v, size_t max, char *why,
+	      size_t len);
+void check_paths(struct host *h);
+void check_nvidia(struct host *h);
+void check_p2pmap(struct host *h);
+void check_version(struct host *h);
+void check_dkms(struct host *h);
+void check_saved(struct host *h);
+void check_softdep(struct host *h);
+void check_initramfs(struct host *h);
+void check_log(struct host *h, const char *path);
+void check_env(struct host *h, const struct doctor_env_source *src);
+
+#endif
