@@ -185,6 +185,9 @@ hp_dev() {
 	done | head -1
 }
 
+# param NAME: vm.NAME=VALUE from the kernel command line (run-vm.sh's args).
+param() { sed -n "s/.*vm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+
 # wait_until 'SHELL TEST' [SECONDS]: poll until the test holds.
 wait_until() {
 	n=$((${2:-10} * 20))

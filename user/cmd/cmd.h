@@ -15,8 +15,6 @@
 #define EXIT_NO_GPU	3	/* no GPU: no CUDA driver, fewer than two devices */
 #define EXIT_NO_MODULE	4	/* the p2pmap module is not loaded (or installed) */
 #define EXIT_PERMISSION	5	/* a capability is missing (EPERM, EACCES) */
-/* The older name of EXIT_FAILED (a runtime or kernel error). */
-#define EXIT_RUNTIME	EXIT_FAILED
 
 /* The table as "p2pmap help" prints it. */
 #define EXIT_TABLE \

@@ -140,6 +140,6 @@ int cmd_doctor(int argc, char **argv)
 		print_text(&r);
 	for (k = 0; k < r.n; k++)
 		if (r.c[k].level == DOCTOR_FAIL)
-			return EXIT_RUNTIME;
+			return EXIT_FAILED;
 	return EXIT_OK;
 }
