@@ -98,7 +98,7 @@ _p2pmap()
 	esac
 
 	case $cmd in
-	list) opts='--all --json' ;;
+	list) opts='--all --gpus --driver -d --json' ;;
 	link)
 		case $sub in
 		'') opts='add del delete show list flush auto' ;;

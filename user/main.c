@@ -22,7 +22,7 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } subcommands[] = {
-	{ "list", cmd_list, "[--all] [--json]  PCI devices, marked when p2pmap tracks them" },
+	{ "list", cmd_list, "[--all] [--gpus] [--driver NAME] [-d VENDOR[:DEVICE]] [--json]  PCI devices, marked when p2pmap tracks them" },
 	{ "link", cmd_link, "add A B [--both] [--bars MASK] | del|delete A B [--both]\n"
 		  "           link auto [--numa N] [--driver D] [--dry-run]  link every admitted\n"
 		  "           device to every other, both directions\n"

@@ -287,4 +287,27 @@ done
 	[ "$hdr_codes" = "$help_codes" ] && [ -z "$bad" ]
 tap $? "help, p2pmap(8) and cmd.h show one exit-code table (help: $help_codes; man: $man_codes; cmd.h: $hdr_codes${bad:+; differ:$bad})"
 
+# list's filters on this machine's real PCI tree: each the rows of the
+# unfiltered list it names (module or not: list shows the tree either way).
+rows() { sed -n 's/^\([0-9a-f]\{4\}:[0-9a-f:.]*\)  \([0-9a-f:]*\) *[-0-9]* *[^ ]* *[^ ]* *\([^ ]*\).*/\1 \2 \3/p' "$tmp/$1.out"; }
+run lall list
+vend=$(rows lall | awk 'NR == 1 { print substr($2, 1, 4) }')
+drv=$(rows lall | awk '$3 != "-" { print $3; exit }')
+run ld list -d "$vend"
+run ldd list --driver="$drv"
+run lg list --gpus
+[ -n "$vend" ] && [ "$(rows ld)" = "$(rows lall | awk -v v="$vend" 'index($2, v ":") == 1')" ] &&
+	[ -n "$(rows ld)" ] && [ "$(rows lall | wc -l)" -gt 0 ]
+tap $? "list -d $vend: the rows of list with that vendor"
+[ -n "$drv" ] && [ "$(rows ldd)" = "$(rows lall | awk -v d="$drv" '$3 == d')" ]
+tap $? "list --driver=$drv: the rows of list bound to it"
+gpus=$(for d in /sys/bus/pci/devices/*; do
+	case $(cat "$d/class") in 0x03*|0x1200*) echo "${d##*/}" ;; esac
+done | sort)
+[ "$(rows lg | cut -d' ' -f1 | sort)" = "$(rows lall | cut -d' ' -f1 | grep -Fx -f <(echo "$gpus") | sort)" ]
+tap $? "list --gpus: the display, 3D and accelerator functions of /sys/bus/pci ($(echo $gpus | wc -w) here)"
+run lbad list -d zz
+[ "$(rc lbad)" = 2 ] && grep -q 'VENDOR\[:DEVICE\]' "$tmp/lbad.err"
+tap $? "list -d zz: a usage error (exit 2) that says the form"
+
 tap_done

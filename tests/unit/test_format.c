@@ -130,6 +130,23 @@ static void test_list(void)
 		e.nbars = 0;
 		format_list_entry(f, &e);
 	}));
+
+	/* A tracked device: the policy's word after its BARs. */
+	e.tracked = LIST_TRACKED_YES;
+	e.has_admitted = true;
+	e.admitted = false;
+	snprintf(e.admit_reason, sizeof(e.admit_reason),
+		 "driver p2ptest not in the allowlist");
+	RENDER_CHECK("0000:00:03.0  1234:11e8  -1   -      -       -            yes     QEMU Device\n"
+		     "    not admitted: driver p2ptest not in the allowlist\n"
+		     "0000:00:03.0  1234:11e8  -1   -      -       -            yes     QEMU Device\n"
+		     "    admitted\n",
+		     "list: admission of a tracked device", ({
+		format_list_entry(f, &e);
+		e.admitted = true;
+		e.admit_reason[0] = '\0';
+		format_list_entry(f, &e);
+	}));
 }
 
 int main(void)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* p2pmap list [--all]: PCI functions from libpci, marked when tracked. */
+/*
+ * p2pmap list [--all] [--gpus] [--driver NAME] [-d VENDOR[:DEVICE]]: PCI
+ * functions from libpci, marked when tracked.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +11,7 @@
 
 #include "cmd.h"
 #include "dev.h"
+#include "dev_filter.h"
 #include "format.h"
 #include "format_json.h"
 #include "pci_scan.h"
@@ -87,6 +91,7 @@ static void fill_entry(struct pci_access *pacc, struct pci_dev *d,
 		 d->domain & 0xffff, d->bus, d->dev & 0x1f, d->func & 7);
 	e->vendor = d->vendor_id;
 	e->device = d->device_id;
+	e->device_class = known & PCI_FILL_CLASS ? d->device_class : 0;
 	e->numa_node = known & PCI_FILL_NUMA_NODE ? d->numa_node : -1;
 
 	group = pci_get_string_property(d, PCI_FILL_IOMMU_GROUP);
@@ -122,6 +127,7 @@ static void fill_entry_from_kernel(const struct p2pmap_dev *k,
 	snprintf(e->addr, sizeof(e->addr), "%s", k->addr);
 	e->vendor = k->vendor;
 	e->device = k->device;
+	e->device_class = k->class >> 8;
 	e->numa_node = k->numa_node;
 	e->iommu_group = k->iommu_group;
 	read_group_type(e->iommu_group, e->group_type, sizeof(e->group_type));
@@ -201,20 +207,26 @@ int cmd_list(int argc, char **argv)
 	const struct p2pmap_dev *k;
 	struct list_entry *entries = NULL, *e;
 	struct list_scan scan = { 0 };
+	struct dev_filter filter = { 0 };
 	struct p2pmap_nl nl;
 	char why[256];
 	bool all = false, loaded = false, json = false;
-	size_t n = 0, cap = 0, i;
-	int ret = EXIT_OK, err;
+	size_t n = 0, cap = 0, i, shown;
+	int ret = EXIT_OK, err, a, f;
 
-	for (i = 1; i < (size_t)argc; i++) {
-		if (!strcmp(argv[i], "--all")) {
+	for (a = 1; a < argc; a++) {
+		f = dev_filter_arg(&filter, argc, argv, &a, "list");
+		if (f < 0)
+			return EXIT_USAGE;
+		if (f)
+			continue;
+		if (!strcmp(argv[a], "--all")) {
 			all = true;
-		} else if (!strcmp(argv[i], "--json")) {
+		} else if (!strcmp(argv[a], "--json")) {
 			json = true;
 		} else {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; usage: p2pmap list [--all] [--json]\n",
-				argv[i]);
+			fprintf(stderr, "p2pmap: unknown argument \"%s\"; usage: p2pmap list [--all] " DEV_FILTER_USAGE " [--json]\n",
+				argv[a]);
 			return EXIT_USAGE;
 		}
 	}
@@ -278,6 +290,13 @@ int cmd_list(int argc, char **argv)
 		fill_entry_from_kernel(&tracked.devs[i], e);
 	}
 
+	/* The filters drop entries; the order of the rest stays. */
+	for (i = 0, shown = 0; i < n; i++)
+		if (dev_filter_match(&filter, entries[i].vendor,
+				     entries[i].device, entries[i].device_class,
+				     entries[i].driver))
+			entries[shown++] = entries[i];
+	n = shown;
 	qsort(entries, n, sizeof(*entries), cmp_dev);
 	if (json) {
 		json_list(stdout, entries, n);

@@ -176,6 +176,7 @@ struct list_entry {
 	char addr[P2PMAP_ADDR_LEN];
 	uint16_t vendor;
 	uint16_t device;
+	uint16_t device_class;		/* base class and subclass: 0x0302 */
 	int numa_node;			/* -1 when unknown */
 	int iommu_group;		/* -1 when none */
 	char group_type[P2PMAP_TYPE_LEN]; /* "" when none */

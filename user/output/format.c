@@ -88,6 +88,11 @@ void format_list_entry(FILE *f, const struct list_entry *e)
 			format_size(size, sizeof(size), b->size),
 			format_bar_flags(flags, sizeof(flags), b->flags));
 	}
+	/* The policy's word on a tracked device, last: BARs stay under it. */
+	if (e->has_admitted)
+		fprintf(f, "    %s%s%s\n",
+			e->admitted ? "admitted" : "not admitted",
+			e->admit_reason[0] ? ": " : "", e->admit_reason);
 }
 
 void format_status(FILE *f, const struct p2pmap_link *links, size_t n)
