@@ -120,9 +120,9 @@ _p2pmap()
 	status|info) opts='--json' ;;
 	faults)
 		case $sub in
-		'') opts='--watch --json reset' ;;
+		'') opts='--watch --gpus --driver -d --json reset' ;;
 		reset) [ $nargs -lt 1 ] && opts=$(_p2pmap_pci_addrs) ;;
-		*) opts='--watch --json' ;;
+		*) opts='--watch --gpus --driver -d --json' ;;
 		esac ;;
 	monitor) opts='--json --count --timeout' ;;
 	check) ;;

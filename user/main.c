@@ -29,7 +29,7 @@ static const struct {
 		  "           link show|list [--json]  the same as status\n"
 		  "           link flush [--dry-run]  remove every link" },
 	{ "status", cmd_status, "[--json]  links, identity ranges, P2P matrix, verdict" },
-	{ "faults", cmd_faults, "[--watch [SECONDS]] [--json]  IOMMU fault counters\n"
+	{ "faults", cmd_faults, "[--watch [SECONDS]] [--gpus] [--driver NAME] [-d VENDOR[:DEVICE]] [--json]  IOMMU fault counters\n"
 		  "           faults reset [ADDR]  zero them (all devices without ADDR)" },
 	{ "monitor", cmd_monitor, "[--json] [--count N] [--timeout SECONDS]  print events" },
 	{ "check", cmd_check, "exit 0 if every link is mapped and no pair faults" },

@@ -82,6 +82,14 @@ expect "status: an unconfigured direction that faults shows FLT" \
 	"$(cell $A $C)" FLT
 check "faults: per-pair count of A -> B" \
 	sh -c "p2pmap faults | grep -E '$A +-> +$B +100007'"
+# The filters (the edus: vendor 1234, class 00ff, bound to p2ptest).
+check "faults --driver p2ptest and -d 1234:11e8 keep A and its pair" \
+	sh -c "p2pmap faults --driver p2ptest | grep -qE '$A +-> +$B +100007' &&
+		p2pmap faults -d 1234:11e8 | grep -qE '^$A '"
+check "faults -d 10de, --gpus, --driver nvidia keep no edu" \
+	sh -c "! p2pmap faults -d 10de | grep -q '^0000:' &&
+		! p2pmap faults --gpus | grep -q '^0000:' &&
+		! p2pmap faults --driver=nvidia | grep -q '^0000:'"
 check "check fails while a configured link faults" \
 	sh -c "! p2pmap check >/dev/null"
 

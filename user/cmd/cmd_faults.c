@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * p2pmap faults [--watch [SECONDS]] [--json]: the fault counters of every
- * tracked device and of the pairs it faulted into.
+ * p2pmap faults [--watch [SECONDS]] [--gpus] [--driver NAME]
+ *               [-d VENDOR[:DEVICE]] [--json]: the fault counters of every
+ * tracked device (those the filters keep) and of the pairs it faulted
+ * into, as their initiator.
  * p2pmap faults reset [ADDR]: zero them (FAULTS_RESET).
  */
 #include <errno.h>
@@ -15,12 +17,13 @@
 
 #include "cmd.h"
 #include "dev.h"
+#include "dev_filter.h"
 #include "format.h"
 #include "format_json.h"
 #include "info.h"
 #include "pciaddr.h"
 
-#define FAULTS_USAGE "usage: p2pmap faults [--watch [SECONDS]] [--json] | faults reset [ADDR]"
+#define FAULTS_USAGE "usage: p2pmap faults [--watch [SECONDS]] " DEV_FILTER_USAGE " [--json] | faults reset [ADDR]"
 
 static volatile sig_atomic_t stop;
 
@@ -90,8 +93,24 @@ static int parse_interval(const char *s, double *secs)
 		-1 : 0;
 }
 
-static int faults_show(struct p2pmap_nl *nl, bool json, bool watch,
-		       double interval)
+/* Keep the devices @f matches (a pair goes with its initiator). */
+static void faults_filter(struct p2pmap_dev_list *devs,
+			  const struct dev_filter *f)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < devs->n; i++) {
+		const struct p2pmap_dev *d = &devs->devs[i];
+
+		if (dev_filter_match(f, d->vendor, d->device, d->class >> 8,
+				     d->driver))
+			devs->devs[n++] = *d;
+	}
+	devs->n = n;
+}
+
+static int faults_show(struct p2pmap_nl *nl, const struct dev_filter *f,
+		       bool json, bool watch, double interval)
 {
 	struct p2pmap_dev_list devs = { 0 };
 	char now[FORMAT_TIME_LEN];
@@ -103,6 +122,7 @@ static int faults_show(struct p2pmap_nl *nl, bool json, bool watch,
 		ret = cmd_exit_nl(nl);
 		goto out;
 	}
+	faults_filter(&devs, f);
 	if (watch && !json) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		if (isatty(STDOUT_FILENO))
@@ -126,15 +146,21 @@ out:
 
 int cmd_faults(int argc, char **argv)
 {
+	struct dev_filter filter = { 0 };
 	bool json = false, watch = false;
 	double interval = 1;
 	struct p2pmap_nl nl;
-	int i, ret;
+	int i, ret, f;
 
 	if (argc > 1 && !strcmp(argv[1], "reset"))
 		return faults_reset_cmd(argc, argv);
 
 	for (i = 1; i < argc; i++) {
+		f = dev_filter_arg(&filter, argc, argv, &i, "faults");
+		if (f < 0)
+			return EXIT_USAGE;
+		if (f)
+			continue;
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "--watch")) {
@@ -158,7 +184,7 @@ int cmd_faults(int argc, char **argv)
 	if (watch)
 		cmd_catch_signals();
 	do {
-		ret = faults_show(&nl, json, watch, interval);
+		ret = faults_show(&nl, &filter, json, watch, interval);
 		if (ret || !watch)
 			break;
 		poll(NULL, 0, (int)(interval * 1000));
