@@ -168,7 +168,7 @@ p2pmap link add $A $C >/dev/null
 drv_unbind $C
 drv_bind $C
 p2pt fault $A $((barb + 0x10)) 3 read >/dev/null
-wait_for /tmp/mon.out '^fault'
+wait_for /tmp/mon.out '^\[[^]]*\] fault'
 echo 1 >/sys/bus/pci/devices/$D/remove
 echo 1 >/sys/bus/pci/rescan
 p2pmap link del $A $C >/dev/null
@@ -181,18 +181,22 @@ fault $A -> $B new=3 total=3 addr=$(printf '0x%x' $((barb + 0x10))) read
 dev-del $D
 dev-add $D
 link-del $A -> $C"
-expect "monitor: the scenario's events, in order" "$(cat /tmp/mon.out)" "$want"
+# Each line starts with the time it arrived: [ISO-8601 with ms].
+expect "monitor: the scenario's events, in order" \
+	"$(sed 's/^\[[^]]*\] //' /tmp/mon.out)" "$want"
+check "monitor: every event is stamped [YYYY-MM-DDTHH:MM:SS.mmm+hh:mm]" \
+	sh -c "[ \$(grep -cE '^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}[+-][0-9]{2}:[0-9]{2}\] ' /tmp/mon.out) = 7 ]"
 
 p2pmap monitor --timeout 4 >/tmp/mon.out 2>&1 &
 mon=$!
 sleep 0.3
 p2pt fault $A $((barb + 0x10)) 100000 read >/dev/null
 wait $mon
-n=$(grep -c '^fault' /tmp/mon.out)
+n=$(grep -c '^\[[^]]*\] fault' /tmp/mon.out)
 check "monitor: a burst of 100000 faults is coalesced ($n events)" \
 	test "$n" -ge 1 -a "$n" -le 20
 check "monitor: the last event carries the full count" \
-	sh -c "grep '^fault' /tmp/mon.out | tail -1 | grep -q 'total=100003 '"
+	sh -c "grep '^\[[^]]*\] fault' /tmp/mon.out | tail -1 | grep -q 'total=100003 '"
 
 # --- VT-d: real faults, counted from the fault log (lower bounds)
 if [ "$IOMMU" = vtd ]; then

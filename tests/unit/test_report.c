@@ -601,7 +601,8 @@ static void test_json(void)
 	json_ok(out, "monitor --json: fault");
 	tap_ok(!strcmp(out, "{\"event\":\"fault\",\"initiator\":\"" A "\",\"target\":null,"
 		       "\"new\":3,\"total\":5,\"lower_bound\":true,"
-		       "\"last_addr\":\"0xfe500000\",\"last_write\":false}\n"),
+		       "\"last_addr\":\"0xfe500000\",\"last_write\":false,"
+		       "\"time\":null,\"time_ns\":null}\n"),
 	       "monitor --json: fault event, one line");
 	free(out);
 	ev.cmd = P2PMAP_CMD_LINK_NTF;
@@ -609,25 +610,42 @@ static void test_json(void)
 	strcpy(ev.link.reason, "a \"quoted\" reason");
 	RENDER(out, json_event(f, &ev));
 	tap_ok(!strcmp(out, "{\"event\":\"link\",\"initiator\":\"" A "\",\"target\":\"" B "\","
-		       "\"state\":\"error\",\"reason\":\"a \\\"quoted\\\" reason\"}\n"),
+		       "\"state\":\"error\",\"reason\":\"a \\\"quoted\\\" reason\","
+		       "\"time\":null,\"time_ns\":null}\n"),
 	       "monitor --json: link event");
 	free(out);
 	ev.cmd = P2PMAP_CMD_DEV_ADD_NTF;
 	strcpy(ev.dev.addr, A);
 	RENDER(out, json_event(f, &ev));
-	tap_ok(!strcmp(out, "{\"event\":\"dev-add\",\"address\":\"" A "\",\"driver\":null}\n"),
+	tap_ok(!strcmp(out, "{\"event\":\"dev-add\",\"address\":\"" A "\",\"driver\":null,"
+		       "\"time\":null,\"time_ns\":null}\n"),
 	       "monitor --json: dev-add event");
 	free(out);
 	ev.cmd = P2PMAP_CMD_DEV_DEL_NTF;
 	RENDER(out, json_event(f, &ev));
-	tap_ok(!strcmp(out, "{\"event\":\"dev-del\",\"address\":\"" A "\"}\n"),
+	tap_ok(!strcmp(out, "{\"event\":\"dev-del\",\"address\":\"" A "\","
+		       "\"time\":null,\"time_ns\":null}\n"),
 	       "monitor --json: dev-del event");
 	free(out);
 	ev.cmd = P2PMAP_CMD_LINK_DEL_NTF;
 	RENDER(out, json_event(f, &ev));
-	tap_ok(!strcmp(out, "{\"event\":\"link-del\",\"initiator\":\"" A "\",\"target\":\"" B "\"}\n"),
+	tap_ok(!strcmp(out, "{\"event\":\"link-del\",\"initiator\":\"" A "\",\"target\":\"" B "\","
+		       "\"time\":null,\"time_ns\":null}\n"),
 	       "monitor --json: link-del event");
 	free(out);
+
+	/* monitor stamps each event when it arrives: text prefix, JSON keys. */
+	ev.time_ns = 1700000000123456789ULL;
+	RENDER(out, json_event(f, &ev));
+	json_ok(out, "monitor --json: a timed event");
+	tap_ok(strstr(out, ",\"time\":\"2023-11-14T22:13:20.123+00:00\",\"time_ns\":1700000000123456789}\n") != NULL,
+	       "monitor --json: time and time_ns of receipt");
+	free(out);
+	RENDER_CHECK("[2023-11-14T22:13:20.123+00:00] link-del " A " -> " B "\n",
+		     "monitor text: [time of receipt] prefix", format_event(f, &ev));
+	ev.time_ns = 1700000000000000000ULL;
+	RENDER_CHECK("[2023-11-14T22:13:20.000+00:00] link-del " A " -> " B "\n",
+		     "monitor text: milliseconds kept at .000", format_event(f, &ev));
 }
 
 int main(void)

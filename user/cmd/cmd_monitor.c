@@ -33,10 +33,14 @@ static int monitor_msg(struct nl_msg *msg, void *arg)
 {
 	struct monitor *m = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct timespec ts;
 	bool shown;
 
 	if (nlh->nlmsg_type != m->family || event_parse(nlh, &m->ev))
 		return NL_SKIP;
+	/* The kernel sends no time: the moment it reached us. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	m->ev.time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	shown = m->json ? json_event(stdout, &m->ev) :
 			  format_event(stdout, &m->ev);
 	fflush(stdout);

@@ -160,6 +160,7 @@ struct p2pmap_fault_ntf {
  */
 struct p2pmap_event {
 	uint8_t cmd;
+	uint64_t time_ns;		/* CLOCK_REALTIME at receipt; 0: unknown */
 	struct p2pmap_dev dev;
 	struct p2pmap_link link;
 	struct p2pmap_fault_ntf fault;

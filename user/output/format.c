@@ -164,6 +164,21 @@ char *format_time(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
+char *format_time_ms(char *buf, size_t len, uint64_t ns)
+{
+	char t[FORMAT_TIME_LEN];
+
+	format_time(t, sizeof(t), ns);
+	if (t[0] == '@' || strlen(t) < 6) {
+		snprintf(buf, len, "%s", t);
+		return buf;
+	}
+	/* "...T12:00:00" ".123" "+02:00" */
+	snprintf(buf, len, "%.*s.%03u%s", (int)strlen(t) - 6, t,
+		 (unsigned int)(ns / 1000000ULL % 1000), t + strlen(t) - 6);
+	return buf;
+}
+
 const char *format_access(uint32_t fault_flags)
 {
 	return fault_flags & P2PMAP_FAULT_F_WRITE ? "write" : "read";
@@ -344,8 +359,21 @@ void format_faults(FILE *f, const struct p2pmap_dev *devs, size_t n)
 bool format_event(FILE *f, const struct p2pmap_event *ev)
 {
 	const struct p2pmap_fault_ntf *n = &ev->fault;
-	char count[FORMAT_COUNT_LEN];
+	char count[FORMAT_COUNT_LEN], when[FORMAT_TIME_LEN];
 
+	switch (ev->cmd) {
+	case P2PMAP_CMD_DEV_ADD_NTF:
+	case P2PMAP_CMD_DEV_DEL_NTF:
+	case P2PMAP_CMD_LINK_NTF:
+	case P2PMAP_CMD_LINK_DEL_NTF:
+	case P2PMAP_CMD_FAULT_NTF:
+		if (ev->time_ns)
+			fprintf(f, "[%s] ", format_time_ms(when, sizeof(when),
+							  ev->time_ns));
+		break;
+	default:
+		return false;
+	}
 	switch (ev->cmd) {
 	case P2PMAP_CMD_DEV_ADD_NTF:
 		fprintf(f, "dev-add %s", ev->dev.addr);

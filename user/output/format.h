@@ -35,7 +35,7 @@ void format_link_result(FILE *f, const struct p2pmap_link *l);
 
 /* Big enough for format_count(), format_time(), format_fault_last(). */
 #define FORMAT_COUNT_LEN	24
-#define FORMAT_TIME_LEN		40
+#define FORMAT_TIME_LEN		48
 #define FORMAT_LAST_LEN		80
 
 /* "5", or ">=5" when the sources include P2PMAP_FAULT_SRC_DMAR. */
@@ -43,6 +43,9 @@ char *format_count(char *buf, size_t len, uint64_t count, uint32_t sources);
 
 /* CLOCK_REALTIME ns as ISO-8601 local time "2024-05-01T12:00:00+02:00". */
 char *format_time(char *buf, size_t len, uint64_t ns);
+
+/* format_time() with milliseconds: "2024-05-01T12:00:00.123+02:00". */
+char *format_time_ms(char *buf, size_t len, uint64_t ns);
 
 /* "read" or "write" */
 const char *format_access(uint32_t fault_flags);

@@ -285,6 +285,7 @@ void json_faults(FILE *f, const struct p2pmap_dev *devs, size_t n)
 bool json_event(FILE *f, const struct p2pmap_event *ev)
 {
 	const struct p2pmap_fault_ntf *n = &ev->fault;
+	char when[FORMAT_TIME_LEN];
 	struct json j;
 
 	json_init(&j, f);
@@ -340,6 +341,15 @@ bool json_event(FILE *f, const struct p2pmap_event *ev)
 	default:
 		return false;
 	}
+	/* When the CLI received it (null: unknown), as the text's prefix. */
+	json_key(&j, "time");
+	json_str(&j, ev->time_ns ?
+		 format_time_ms(when, sizeof(when), ev->time_ns) : NULL);
+	json_key(&j, "time_ns");
+	if (ev->time_ns)
+		json_u64(&j, ev->time_ns);
+	else
+		json_null(&j);
 	json_obj_end(&j);
 	fputc('\n', f);
 	return true;
