@@ -151,6 +151,10 @@ monitor --count 0
 monitor --timeout x
 monitor --bogus
 check extra
+check --wait x
+check --wait -1
+list -d zz
+faults -d 1:2:3
 info --bogus
 policy --bogus
 policy set
@@ -309,5 +313,18 @@ tap $? "list --gpus: the display, 3D and accelerator functions of /sys/bus/pci (
 run lbad list -d zz
 [ "$(rc lbad)" = 2 ] && grep -q 'VENDOR\[:DEVICE\]' "$tmp/lbad.err"
 tap $? "list -d zz: a usage error (exit 2) that says the form"
+
+# check --wait: without the module it waits the whole time (the module may
+# still be loading at boot), then says so (exit 4).
+if [ ! -e /sys/module/p2pmap ]; then
+	s=$(date +%s%N)
+	run cw check --wait 1
+	ms=$((($(date +%s%N) - s) / 1000000))
+	[ "$(rc cw)" = 4 ] && [ "$ms" -ge 900 ] && [ "$ms" -lt 5000 ] &&
+		grep -q "module not loaded" "$tmp/cw.err"
+	tap $? "check --wait 1 without the module: waits ($ms ms), then exit 4"
+else
+	tap_skip "check --wait without the module" "p2pmap is loaded here"
+fi
 
 tap_done

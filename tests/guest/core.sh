@@ -60,7 +60,19 @@ expect "link add again: A->B works" "$(peer_read $A $B)" $ID
 drv_unbind $B
 expect "B unbound: A->B faults at once" "$(peer_read $A $B)" 0x00000000
 expect "B unbound: link A->B pending" "$(link_state $A $B)" pending
+# check --wait (p2pmap-check.service at boot): waits while a link is
+# pending, and checks as soon as it maps.
+t0=$(date +%s)
+p2pmap check --wait 20 >/tmp/cw.out 2>&1 &
+cw=$!
+sleep 1
+kill -0 $cw 2>/dev/null
+waiting=$?
 drv_bind $B
+wait $cw
+t=$(($(date +%s) - t0))
+check "check --wait waits while A->B is pending, returns once it maps ($t s)" \
+	sh -c "[ $waiting = 0 ] && [ $t -lt 15 ]"
 expect "B bound again: A->B works" "$(peer_read $A $B)" $ID
 expect "B bound again: link A->B mapped" "$(link_state $A $B)" mapped
 

@@ -99,7 +99,6 @@ void (*pnl_not_loaded_hint)(char *buf, size_t len);
 int pnl_open_required(struct p2pmap_nl *nl)
 {
 	int err = pnl_open(nl);
-
 	char hint[512];
 
 	if (err == -ENOENT) {
