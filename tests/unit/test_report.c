@@ -249,13 +249,13 @@ static void test_format_report(void)
 	struct p2p_report r;
 	const char *want =
 		"P2P matrix (rows: initiator, columns: target)\n"
-		"      D0    D1    D2\n"
-		"D0    X     OK    PND\n"
-		"D1    FLT   X     --\n"
-		"D2    ERR   FLT   X\n"
-		"D0 = " A "\n"
-		"D1 = " B "\n"
-		"D2 = " C "\n"
+		"         00:10.0  00:11.0  00:12.0\n"
+		"00:10.0  X        OK       PND\n"
+		"00:11.0  FLT      X        --\n"
+		"00:12.0  ERR      FLT      X\n"
+		"00:10.0 = " A "\n"
+		"00:11.0 = " B "\n"
+		"00:12.0 = " C "\n"
 		"legend: X self, OK mapped by p2pmap, NAT native (initiator untranslated), "
 		"PND pending, BLK blocked, ERR error, FLT faulting, -- no link\n"
 		"legend: >=N lower bound: VT-d rate-limits its fault log\n"
@@ -269,6 +269,53 @@ static void test_format_report(void)
 	RENDER_CHECK(want, "status: matrix, legend, faults, verdict",
 		     format_report(f, &r));
 	report_free(&r);
+
+	/*
+	 * Every device of the matrix on nvidia: nvidia-smi's indexes, which
+	 * count all of the driver's GPUs in PCI order (01:00.0, in no link,
+	 * is GPU0); one device on another driver: short addresses.
+	 */
+	{
+		struct p2pmap_dev g[3];
+		struct p2pmap_link gl = mklink("0000:41:00.0", "0000:81:00.0",
+					       P2PMAP_LINK_MAPPED);
+		const char *tail =
+			"legend: X self, OK mapped by p2pmap, NAT native (initiator untranslated), "
+			"PND pending, BLK blocked, ERR error, FLT faulting, -- no link\n"
+			"verdict: OK, all 1 configured direction mapped, no faults\n";
+		char want2[1024];
+
+		mkdev(&g[0], "0000:01:00.0");
+		mkdev(&g[1], "0000:41:00.0");
+		mkdev(&g[2], "0000:81:00.0");
+		for (size_t i = 0; i < 3; i++)
+			snprintf(g[i].driver, sizeof(g[i].driver), "nvidia");
+		gl.faults = mkfault(0, 0);
+		report_build(&r, NULL, g, 3, &gl, 1);
+		snprintf(want2, sizeof(want2),
+			 "P2P matrix (rows: initiator, columns: target)\n"
+			 "      GPU1  GPU2\n"
+			 "GPU1  X     OK\n"
+			 "GPU2  --    X\n"
+			 "GPU1 = 0000:41:00.0\n"
+			 "GPU2 = 0000:81:00.0\n%s", tail);
+		RENDER_CHECK(want2, "status: nvidia GPUs labelled as nvidia-smi numbers them",
+			     format_report(f, &r));
+		report_free(&r);
+
+		snprintf(g[2].driver, sizeof(g[2].driver), "vfio-pci");
+		report_build(&r, NULL, g, 3, &gl, 1);
+		snprintf(want2, sizeof(want2),
+			 "P2P matrix (rows: initiator, columns: target)\n"
+			 "         41:00.0  81:00.0\n"
+			 "41:00.0  X        OK\n"
+			 "81:00.0  --       X\n"
+			 "41:00.0 = 0000:41:00.0\n"
+			 "81:00.0 = 0000:81:00.0\n%s", tail);
+		RENDER_CHECK(want2, "status: a device not on nvidia: short PCI addresses",
+			     format_report(f, &r));
+		report_free(&r);
+	}
 }
 
 static void test_check(void)

@@ -236,23 +236,36 @@ void format_pair_fault(FILE *f, const struct pair_fault *p)
 	fputc('\n', f);
 }
 
-/* Matrix labels: "D0", "D1", ...; rows and the key start with them. */
+/*
+ * Matrix columns: the widest label (report.h: "GPU3", "41:00.0") and two
+ * blanks, 6 at least; rows and the key start with the labels.
+ */
 #define REPORT_COL	6
 
+static int report_width(const struct p2p_report *r)
+{
+	size_t i, w = REPORT_COL - 2;
+
+	for (i = 0; i < r->ndevs; i++)
+		if (strlen(r->labels[i]) > w)
+			w = strlen(r->labels[i]);
+	return (int)w + 2;
+}
+
 /* A matrix column; the last one ends the line, without trailing blanks. */
-static void report_col(FILE *f, const char *s, bool last)
+static void report_col(FILE *f, const char *s, int width, bool last)
 {
 	if (last)
 		fprintf(f, "%s\n", s);
 	else
-		fprintf(f, "%-*s", REPORT_COL, s);
+		fprintf(f, "%-*s", width, s);
 }
 
 void format_report(FILE *f, const struct p2p_report *r)
 {
 	bool unknown = false;
-	char label[24];
 	size_t i, j;
+	int w;
 
 	if (!r->ndevs) {
 		/* No link, no matrix; a parameter problem is still said. */
@@ -260,24 +273,23 @@ void format_report(FILE *f, const struct p2p_report *r)
 			fprintf(f, "verdict: %s\n", r->verdict ? r->verdict : "?");
 		return;
 	}
+	w = report_width(r);
 	fprintf(f, "P2P matrix (rows: initiator, columns: target)\n");
-	fprintf(f, "%*s", REPORT_COL, "");
-	for (j = 0; j < r->ndevs; j++) {
-		snprintf(label, sizeof(label), "D%zu", j);
-		report_col(f, label, j + 1 == r->ndevs);
-	}
+	fprintf(f, "%*s", w, "");
+	for (j = 0; j < r->ndevs; j++)
+		report_col(f, r->labels[j], w, j + 1 == r->ndevs);
 	for (i = 0; i < r->ndevs; i++) {
-		snprintf(label, sizeof(label), "D%zu", i);
-		fprintf(f, "%-*s", REPORT_COL, label);
+		fprintf(f, "%-*s", w, r->labels[i]);
 		for (j = 0; j < r->ndevs; j++) {
 			enum p2p_cell c = report_cell(r, i, j);
 
 			unknown |= c == P2P_CELL_UNKNOWN;
-			report_col(f, p2p_cell_code(c), j + 1 == r->ndevs);
+			report_col(f, p2p_cell_code(c), w, j + 1 == r->ndevs);
 		}
 	}
+	/* The key: what each label is (GPU indexes; the address's domain). */
 	for (i = 0; i < r->ndevs; i++)
-		fprintf(f, "D%zu = %s\n", i, r->devs[i]);
+		fprintf(f, "%s = %s\n", r->labels[i], r->devs[i]);
 	fprintf(f, "legend: X self, OK mapped by p2pmap, NAT native (initiator untranslated), "
 		   "PND pending, BLK blocked, ERR error, FLT faulting, -- no link%s\n",
 		unknown ? ", ? unknown state" : "");

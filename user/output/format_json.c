@@ -203,6 +203,11 @@ void json_status(FILE *f, const struct p2pmap_link *links, size_t n,
 		for (i = 0; i < r->ndevs; i++)
 			json_str(&j, r->devs[i]);
 		json_arr_end(&j);
+		json_key(&j, "labels");		/* the text's, in that order */
+		json_arr_begin(&j);
+		for (i = 0; i < r->ndevs; i++)
+			json_str(&j, r->labels[i]);
+		json_arr_end(&j);
 		json_key(&j, "cells");
 		json_obj_begin(&j);
 		for (i = 0; i < r->ndevs; i++) {

@@ -224,6 +224,49 @@ static int build_verdict(struct p2p_report *r,
 	return fclose(f) ? -ENOMEM : 0;
 }
 
+static const struct p2pmap_dev *tracked(const struct p2pmap_dev *devs,
+					size_t n, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(devs[i].addr, addr))
+			return &devs[i];
+	return NULL;
+}
+
+/* r->labels for r->devs (report.h): nvidia-smi's index or the short address. */
+static int label_devs(struct p2p_report *r, const struct p2pmap_dev *devs,
+		      size_t ndevs)
+{
+	const struct p2pmap_dev *d;
+	bool nvidia = true;
+	size_t i, k, index;
+
+	r->labels = calloc(r->ndevs, sizeof(*r->labels));
+	if (!r->labels)
+		return -ENOMEM;
+	for (i = 0; i < r->ndevs; i++) {
+		d = tracked(devs, ndevs, r->devs[i]);
+		nvidia &= d && !strcmp(d->driver, "nvidia");
+	}
+	for (i = 0; i < r->ndevs; i++) {
+		if (nvidia) {
+			/* nvidia-smi counts every GPU of its driver, in PCI order. */
+			for (k = 0, index = 0; k < ndevs; k++)
+				index += !strcmp(devs[k].driver, "nvidia") &&
+					 strcmp(devs[k].addr, r->devs[i]) < 0;
+			snprintf(r->labels[i], sizeof(r->labels[i]), "GPU%zu",
+				 index);
+		} else {
+			snprintf(r->labels[i], sizeof(r->labels[i]), "%s",
+				 strncmp(r->devs[i], "0000:", 5) ? r->devs[i] :
+								  r->devs[i] + 5);
+		}
+	}
+	return 0;
+}
+
 int report_build(struct p2p_report *r, const struct p2pmap_info *info,
 		 const struct p2pmap_dev *devs, size_t ndevs,
 		 const struct p2pmap_link *links, size_t nlinks)
@@ -295,6 +338,8 @@ int report_build(struct p2p_report *r, const struct p2pmap_info *info,
 		if (!r->cells)
 			goto nomem;
 	}
+	if (r->ndevs && label_devs(r, devs, ndevs))
+		goto nomem;
 	for (i = 0; i < r->ndevs; i++) {
 		for (j = 0; j < r->ndevs; j++) {
 			pf = report_pair(r, r->devs[i], r->devs[j]);
@@ -314,6 +359,7 @@ nomem:
 void report_free(struct p2p_report *r)
 {
 	free(r->devs);
+	free(r->labels);
 	free(r->cells);
 	free(r->pairs);
 	free(r->verdict);

@@ -55,6 +55,12 @@ struct p2p_report {
 	/* Matrix: devices in a link or in a faulting pair, by address. */
 	size_t ndevs;
 	char (*devs)[P2PMAP_ADDR_LEN];
+	/*
+	 * Their labels in the text matrix: "GPU<n>" as nvidia-smi numbers
+	 * them (by PCI bus id) when every one is bound to nvidia, else the
+	 * short PCI address ("01:00.0" in domain 0000).
+	 */
+	char (*labels)[P2PMAP_ADDR_LEN];
 	enum p2p_cell *cells;		/* [initiator * ndevs + target] */
 
 	/* Pairs with faults, by initiator then target. */
