@@ -115,7 +115,7 @@ _p2pmap()
 			elif [ $nargs -lt 2 ]; then
 				opts=$(_p2pmap_pci_addrs)
 			fi ;;
-		auto) opts='--numa --driver --dry-run' ;;
+		auto) opts='--numa --driver --dry-run -v --verbose' ;;
 		esac ;;
 	status|info) opts='--json' ;;
 	faults)

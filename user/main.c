@@ -24,7 +24,7 @@ static const struct {
 } subcommands[] = {
 	{ "list", cmd_list, "[--all] [--gpus] [--driver NAME] [-d VENDOR[:DEVICE]] [--json]  PCI devices, marked when p2pmap tracks them" },
 	{ "link", cmd_link, "add A B [--both] [--bars MASK] | del|delete A B [--both]\n"
-		  "           link auto [--numa N] [--driver D] [--dry-run]  link every admitted\n"
+		  "           link auto [--numa N] [--driver D] [--dry-run] [-v]  link every admitted\n"
 		  "           device to every other, both directions\n"
 		  "           link show|list [--json]  the same as status\n"
 		  "           link flush [--dry-run]  remove every link" },

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * p2pmap link add|del A B [--both] [--bars MASK]
- * p2pmap link auto [--numa N] [--driver D] [--dry-run]
+ * p2pmap link auto [--numa N] [--driver D] [--dry-run] [-v]
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "snapshot.h"
 
 #define LINK_USAGE "usage: p2pmap link {add|del|delete} A B [--both] [--bars MASK] | link {show|list} [--json] | link flush [--dry-run]"
-#define AUTO_USAGE "usage: p2pmap link auto [--numa N] [--driver D] [--dry-run]"
+#define AUTO_USAGE "usage: p2pmap link auto [--numa N] [--driver D] [--dry-run] [-v]"
 
 /*
  * An address argument, normalised unless --no-check.  With --no-check the
@@ -159,7 +159,8 @@ static const char *not_mapped_why(const struct p2pmap_link *l)
  * mapped or native, EXIT_FAILED when it maps nothing (said on stderr), or
  * the exit code of a failed LINK_GET.
  */
-static int show_link(struct p2pmap_nl *nl, const char *from, const char *to)
+static int show_link_if(struct p2pmap_nl *nl, const char *from,
+			const char *to, bool mapped_too)
 {
 	struct p2pmap_link link;
 
@@ -172,16 +173,24 @@ static int show_link(struct p2pmap_nl *nl, const char *from, const char *to)
 		snprintf(link.initiator, sizeof(link.initiator), "%s", from);
 	if (!link.target[0])
 		snprintf(link.target, sizeof(link.target), "%s", to);
-	format_link_result(stdout, &link);
 	if (link.has_state && (link.state == P2PMAP_LINK_MAPPED ||
-			       link.state == P2PMAP_LINK_NATIVE))
+			       link.state == P2PMAP_LINK_NATIVE)) {
+		if (mapped_too)
+			format_link_result(stdout, &link);
 		return EXIT_OK;
+	}
+	format_link_result(stdout, &link);
 	fflush(stdout);
 	fprintf(stderr, "p2pmap: link %s -> %s is configured but maps nothing (%s): %s; \"p2pmap link del\" removes it\n",
 		link.initiator, link.target,
 		link.has_state ? format_link_state(link.state) : "unknown",
 		not_mapped_why(&link));
 	return EXIT_FAILED;
+}
+
+static int show_link(struct p2pmap_nl *nl, const char *from, const char *to)
+{
+	return show_link_if(nl, from, to, true);
 }
 
 /* Exit 1 too when a link the kernel took maps nothing (show_link()). */
@@ -233,6 +242,7 @@ static int link_del_cmd(struct p2pmap_nl *nl, const struct link_args *args)
 struct auto_args {
 	struct autolink_filter filter;
 	bool dry_run;
+	bool verbose;		/* -v: each planned and each added link */
 };
 
 static int parse_auto_args(int argc, char **argv, struct auto_args *args)
@@ -246,6 +256,10 @@ static int parse_auto_args(int argc, char **argv, struct auto_args *args)
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--dry-run")) {
 			args->dry_run = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			args->verbose = true;
 			continue;
 		}
 		if (!strcmp(argv[i], "--numa") || !strcmp(argv[i], "--driver")) {
@@ -292,7 +306,7 @@ static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
 	struct p2pmap_dev_list devs = { 0 };
 	struct p2pmap_link_list links = { 0 };
 	struct autolink_plan plan = { 0 };
-	size_t i, added = 0, there = 0;
+	size_t i, added = 0, there = 0, unmapped = 0;
 	int ret = EXIT_FAILED, err;
 	const char *op;
 
@@ -313,7 +327,7 @@ static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
 		ret = EXIT_NO_GPU;
 		goto out;
 	}
-	for (i = 0; i < plan.npairs; i++)
+	for (i = 0; args->verbose && i < plan.npairs; i++)
 		printf("link %s -> %s: %s\n", plan.pairs[i].initiator,
 		       plan.pairs[i].target,
 		       plan.pairs[i].exists ? "exists" : "add");
@@ -345,11 +359,18 @@ static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
 			continue;
 		}
 		added++;
-		if ((err = show_link(nl, p->initiator, p->target)) && !ret)
+		/* A link that maps nothing is always said, a mapped one on -v. */
+		err = show_link_if(nl, p->initiator, p->target, args->verbose);
+		unmapped += err == EXIT_FAILED;
+		if (err && !ret)
 			ret = err;
 	}
-	printf("link auto: %zu devices, %zu links added, %zu already there\n",
+	printf("link auto: %zu devices, %zu links added, %zu already there",
 	       plan.ncands, added, there);
+	if (unmapped)
+		printf("; %zu of them map nothing (above)\n", unmapped);
+	else
+		printf("%s\n", added ? "; all mapped" : "");
 out:
 	autolink_plan_free(&plan);
 	link_list_free(&links);
