@@ -103,11 +103,11 @@ _p2pmap()
 		case $sub in
 		'') opts='add del delete show list flush auto' ;;
 		show|list) opts='--json' ;;
-		flush) opts='--dry-run' ;;
+		flush) opts='--dry-run --force' ;;
 		add|del|delete)
 			[ "$sub" = delete ] && sub=del
 			if [[ $cur == -* ]]; then
-				opts='--both'
+				opts='--both --dry-run --force'
 				[ "$sub" = add ] && opts='--both --bars'
 			elif [ $nargs -lt 2 ] && [ "$sub" = del ] &&
 			     [ -n "$(_p2pmap_links)" ]; then

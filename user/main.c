@@ -23,11 +23,12 @@ static const struct {
 	const char *help;
 } subcommands[] = {
 	{ "list", cmd_list, "[--all] [--gpus] [--driver NAME] [-d VENDOR[:DEVICE]] [--json]  PCI devices, marked when p2pmap tracks them" },
-	{ "link", cmd_link, "add A B [--both] [--bars MASK] | del|delete A B [--both]\n"
+	{ "link", cmd_link, "add A B [--both] [--bars MASK] | del|delete A B [--both] [--dry-run] [--force]\n"
 		  "           link auto [--numa N] [--driver D] [--dry-run] [-v]  link every admitted\n"
 		  "           device to every other, both directions\n"
 		  "           link show|list [--json]  the same as status\n"
-		  "           link flush [--dry-run]  remove every link" },
+		  "           link flush [--dry-run] [--force]  remove every link\n"
+		  "           (del and flush refuse while a GPU of a mapped link is in use)" },
 	{ "status", cmd_status, "[--json]  links, identity ranges, P2P matrix, verdict" },
 	{ "faults", cmd_faults, "[--watch [SECONDS]] [--gpus] [--driver NAME] [-d VENDOR[:DEVICE]] [--json]  IOMMU fault counters\n"
 		  "           faults reset [ADDR]  zero them (all devices without ADDR)" },

@@ -97,6 +97,26 @@ echo 1 >/sys/bus/pci/rescan
 expect "B rescanned: link A->B mapped" "$(link_state $A $B)" mapped
 expect "B rescanned: A->B works" "$(peer_read $A $B)" $ID
 
+# --- 6b. a mapped link is not deleted under a process that holds its GPU
+# (here this shell, with B's BAR file open).
+exec 4</sys/bus/pci/devices/$B/resource0
+out=$(p2pmap link del $A $B 2>&1)
+rc=$?
+check "link del refused while a process holds B's BAR (exit 1, the pid named)" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'is in use: pid $$ '"
+out=$(p2pmap link del $A $B --dry-run 2>&1)
+check "link del --dry-run: would be deleted (mapped), and who holds it" \
+	sh -c "echo '$out' | grep -q 'would be deleted (mapped' && echo '$out' | grep -q 'in use: pid $$ '"
+out=$(p2pmap link flush 2>&1)
+check "link flush refused too, nothing removed" \
+	sh -c "echo '$out' | grep -q 'refused, nothing removed'"
+expect "... A->B still mapped and working" \
+	"$(link_state $A $B) $(peer_read $A $B)" "mapped $ID"
+check "link del --force removes it anyway" p2pmap link del $A $B --force
+exec 4<&-
+p2pmap link add $A $B >/dev/null
+expect "A->B added back" "$(link_state $A $B)" mapped
+
 # --- 8. permissions and bad input change nothing.
 status_before=$(p2pmap status)
 out=$(su nobody -s /bin/sh -c "p2pmap link add $A $C" 2>&1)

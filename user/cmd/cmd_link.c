@@ -13,11 +13,12 @@
 #include "cmd.h"
 #include "dev.h"
 #include "format.h"
+#include "in_use.h"
 #include "link.h"
 #include "pciaddr.h"
 #include "snapshot.h"
 
-#define LINK_USAGE "usage: p2pmap link {add|del|delete} A B [--both] [--bars MASK] | link {show|list} [--json] | link flush [--dry-run]"
+#define LINK_USAGE "usage: p2pmap link add A B [--both] [--bars MASK] | link {del|delete} A B [--both] [--dry-run] [--force] | link {show|list} [--json] | link flush [--dry-run] [--force]"
 #define AUTO_USAGE "usage: p2pmap link auto [--numa N] [--driver D] [--dry-run] [-v]"
 
 /*
@@ -33,6 +34,7 @@ struct link_args {
 	struct link_addr a;
 	struct link_addr b;
 	bool both;
+	bool force, dry_run;		/* del: in use anyway / say only */
 	bool has_mask;
 	uint32_t mask;
 };
@@ -95,6 +97,10 @@ static int parse_args(int argc, char **argv, bool allow_mask,
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--both")) {
 			args->both = true;
+		} else if (!allow_mask && !strcmp(argv[i], "--force")) {
+			args->force = true;
+		} else if (!allow_mask && !strcmp(argv[i], "--dry-run")) {
+			args->dry_run = true;
 		} else if (allow_mask && !strncmp(argv[i], "--bars=", 7)) {
 			if (parse_mask(argv[i] + 7, &args->mask))
 				return -1;
@@ -220,8 +226,38 @@ static int link_add_cmd(struct p2pmap_nl *nl, const struct link_args *args)
 	return ret;
 }
 
-static int del_one(struct p2pmap_nl *nl, const char *from, const char *to)
+/*
+ * Deleting a mapped link unmaps the target's BARs from the initiator's
+ * domain at once: a running job's P2P then faults.  Refused while a
+ * process holds either GPU, unless --force; --dry-run only says.
+ */
+static int del_one(struct p2pmap_nl *nl, const struct link_args *args,
+		   const char *from, const char *to)
 {
+	struct p2pmap_link link;
+	bool mapped, known;
+	size_t users;
+
+	/* No such link (or no answer): link_del() below says why. */
+	known = !link_get(nl, from, to, &link);
+	mapped = known && link.has_state && link.state == P2PMAP_LINK_MAPPED;
+	users = mapped ? in_use_say(from, to, "link del") : 0;
+	if (args->dry_run) {
+		if (!known) {
+			perror_link(&nl->error, "link del", from, to);
+			return cmd_exit_nl(nl);
+		}
+		printf("link %s -> %s: would be deleted (%s%s)\n", from, to,
+		       link.has_state ? format_link_state(link.state) :
+					"unknown",
+		       mapped ? ": its identity mappings go at once" : "");
+		return EXIT_OK;
+	}
+	if (users && !args->force) {
+		fprintf(stderr, "p2pmap: link del %s -> %s: refused: its GPUs are in use and their P2P would fault at once; stop those processes first, or --force\n",
+			from, to);
+		return EXIT_FAILED;
+	}
 	if (link_del(nl, from, to)) {
 		perror_link(&nl->error, "link del", from, to);
 		return cmd_exit_nl(nl);
@@ -232,9 +268,10 @@ static int del_one(struct p2pmap_nl *nl, const char *from, const char *to)
 
 static int link_del_cmd(struct p2pmap_nl *nl, const struct link_args *args)
 {
-	int ret = del_one(nl, args->a.s, args->b.s), ret2;
+	int ret = del_one(nl, args, args->a.s, args->b.s), ret2;
 
-	if (args->both && (ret2 = del_one(nl, args->b.s, args->a.s)) && !ret)
+	if (args->both &&
+	    (ret2 = del_one(nl, args, args->b.s, args->a.s)) && !ret)
 		ret = ret2;
 	return ret;
 }

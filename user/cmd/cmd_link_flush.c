@@ -1,36 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * p2pmap link flush [--dry-run]: remove every link.  Their mappings are
- * gone when it returns (as with link del); --dry-run lists what would go.
+ * p2pmap link flush [--dry-run] [--force]: remove every link.  Their
+ * mappings are gone when it returns (as with link del); --dry-run lists
+ * what would go.  Refused, changing nothing, while a process holds a GPU of
+ * a mapped link (its P2P would fault at once), unless --force.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "format.h"
+#include "in_use.h"
 #include "link.h"
 
 int link_flush(int argc, char **argv)
 {
 	struct p2pmap_link_list links = { 0 };
 	unsigned int removed = 0, failed = 0;
-	bool dry_run = false;
+	bool dry_run = false, force = false;
 	struct p2pmap_nl nl;
 	int ret = EXIT_FAILED, del = EXIT_OK, i;
-	size_t k;
+	size_t k, users = 0;
 
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--dry-run")) {
-			fprintf(stderr, "p2pmap: usage: p2pmap link flush [--dry-run]\n");
+		if (!strcmp(argv[i], "--dry-run")) {
+			dry_run = true;
+		} else if (!strcmp(argv[i], "--force")) {
+			force = true;
+		} else {
+			fprintf(stderr, "p2pmap: usage: p2pmap link flush [--dry-run] [--force]\n");
 			return EXIT_USAGE;
 		}
-		dry_run = true;
 	}
 	if (pnl_open_required(&nl))
 		return cmd_exit_nl(&nl);
 	if (link_dump(&nl, &links)) {
 		pnl_perror(&nl.error, "link dump");
 		ret = cmd_exit_nl(&nl);
+		goto out;
+	}
+	for (k = 0; k < links.n; k++) {
+		const struct p2pmap_link *l = &links.links[k];
+
+		if (l->has_state && l->state == P2PMAP_LINK_MAPPED)
+			users += in_use_say(l->initiator, l->target,
+					    "link flush");
+	}
+	if (users && !force && !dry_run) {
+		fprintf(stderr, "p2pmap: link flush: refused, nothing removed: GPUs of mapped links are in use and their P2P would fault at once; stop those processes first, or --force\n");
 		goto out;
 	}
 	for (k = 0; k < links.n; k++) {
