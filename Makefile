@@ -6,6 +6,8 @@
 #                   DKMS for every installed kernel with headers
 #   make uninstall  undoes it (leaves /etc/modprobe.d/p2pmap.conf alone)
 #   make dkms-src DKMS_SRC=DIR   the DKMS source tree alone, in DIR
+#   make deb        Debian packages p2pmap-dkms and p2pmap in build/deb
+#                   (debhelper, dh-dkms; built in a copy of the tree)
 # demo and check install the Debian packages they need (tests/deps.sh).
 
 VERSION := $(shell cat VERSION)
@@ -13,6 +15,8 @@ KERNELRELEASE ?= $(shell uname -r)
 PREFIX ?= /usr
 MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= /lib/systemd/system
+UNITS := $(wildcard systemd/*.service systemd/*.timer)
 DKMS_SRC ?= /usr/src/p2pmap-$(VERSION)
 DKMS_DEST := $(DESTDIR)$(DKMS_SRC)
 MODPROBE_CONF ?= /etc/modprobe.d/p2pmap.conf
@@ -70,6 +74,10 @@ install: user dkms-src
 		install -D -m 0644 completion/p2pmap.bash \
 			$(DESTDIR)$(COMPLETIONDIR)/p2pmap; \
 	fi
+	@set -e; for u in $(UNITS); do \
+		echo "install $$u -> $(DESTDIR)$(SYSTEMDUNITDIR)/"; \
+		install -D -m 0644 $$u $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}; \
+	done
 	@set -e; [ -z "$(DESTDIR)" ] || exit 0; \
 	if dkms status -m p2pmap -v $(VERSION) | grep -q .; then \
 		dkms remove -m p2pmap -v $(VERSION) --all; \
@@ -96,11 +104,24 @@ uninstall:
 	fi
 	rm -rf $(DKMS_DEST)
 	rm -f $(DESTDIR)$(PREFIX)/sbin/p2pmap $(INSTALLED_MANPAGES) \
-		$(DESTDIR)$(COMPLETIONDIR)/p2pmap
+		$(DESTDIR)$(COMPLETIONDIR)/p2pmap \
+		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
 	@if [ -e $(DESTDIR)/etc/modprobe.d/p2pmap.conf ]; then \
 		echo "uninstall: left /etc/modprobe.d/p2pmap.conf in place" \
 			"(your links= and softdep configuration)"; \
 	fi
+
+# The packages, from a copy of the sources (no build outputs, nothing
+# written next to the tree): build/deb/*.deb.
+DEB_DIR := build/deb
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/p2pmap-$(VERSION)
+	tar --exclude=./build --exclude-vcs --exclude='*.o' --exclude='*.ko' \
+		--exclude=./user/obj --exclude=./user/p2pmap -cf - . | \
+		tar -C $(DEB_DIR)/p2pmap-$(VERSION) -xf -
+	cd $(DEB_DIR)/p2pmap-$(VERSION) && dpkg-buildpackage -b -us -uc
+	@ls $(DEB_DIR)/*.deb
 
 clean:
 	$(MAKE) -C user clean
@@ -109,4 +130,4 @@ clean:
 	-if mountpoint -q build/trixie/proc; then umount -l build/trixie/proc; fi
 	rm -rf build
 
-.PHONY: all user module deps check demo bench dkms-src install uninstall clean
+.PHONY: all user module deps check demo bench dkms-src install uninstall deb clean

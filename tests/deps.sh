@@ -8,12 +8,14 @@
 # xz-utils: no BTF, no module signing); python3-yaml/-jsonschema for YNL and the spec checks; dkms
 # (make install, and the module the VMs load); debootstrap for the trixie
 # chroot with 7.x headers (tests/newer-kernel.sh); tmux to type into the
-# completion as a user does (tests/man/run.sh).
+# completion as a user does (tests/man/run.sh); debhelper, dh-dkms and
+# lintian for the Debian packages (make deb, tests/package/run.sh).
 set -euo pipefail
 pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
       busybox-static qemu-system-x86 sparse pkg-config
       libnl-3-dev libnl-genl-3-dev libpci-dev pci.ids python3
       python3-yaml python3-jsonschema dkms debootstrap tmux
+      debhelper dh-dkms lintian
       linux-image-amd64 linux-headers-amd64
       linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12)
 

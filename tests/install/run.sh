@@ -74,6 +74,12 @@ if [ -f "$top/completion/p2pmap.bash" ]; then
 else
 	tap_skip "bash completion installed" "no completion/p2pmap.bash in the tree"
 fi
+missing=
+for u in "$top"/systemd/*.service "$top"/systemd/*.timer; do
+	[ -f "/lib/systemd/system/${u##*/}" ] || missing+=" ${u##*/}"
+done
+[ -z "$missing" ]
+tap $? "systemd units installed in /lib/systemd/system${missing:+ (missing:$missing)}"
 
 grep -qx "PACKAGE_VERSION=\"$version\"" "/usr/src/p2pmap-$version/dkms.conf"
 tap $? "/usr/src/p2pmap-$version/dkms.conf says PACKAGE_VERSION=\"$version\""
