@@ -4,8 +4,10 @@
 #   2. static checks of the module (W=1, sparse, checkpatch); the module
 #      built through DKMS for each kernel; a W=1 build against Debian
 #      trixie-backports' 7.x headers in a chroot (tests/newer-kernel.sh);
-#      make install / make uninstall (tests/install/run.sh; skipped where
-#      p2pmap is already installed)
+#      make install / make uninstall (tests/install/run.sh), then the
+#      Debian packages: make deb, lintian, apt-get install, purge
+#      (tests/package/run.sh; both skipped where p2pmap is already
+#      installed)
 #   3. the VM suites: each installed Debian kernel (6.1 and 6.12 at least)
 #      and trixie-backports' 7.x with VT-d and with AMD-Vi emulation (AMD-Vi
 #      on QEMU 11 from trixie-backports for 6.12 and 7.x, see amd_vm below)
@@ -122,8 +124,9 @@ phase "debug kernel: build (or cache) and its initramfs"
 "$top/tests/vm/debug-kernel.sh" >"$logs/debug-kernel.tap" 2>&1
 count "[6.12-debug]" <"$logs/debug-kernel.tap"
 debug=$(sed -n 's/^# vm-kernel //p' "$logs/debug-kernel.tap")
-phase "install, static checks, spec"
+phase "install, packages, static checks, spec"
 count "[install]" < <("$top/tests/install/run.sh")
+count "[package]" < <("$top/tests/package/run.sh")
 count "[static]" < <("$top/tests/static-checks.sh")
 count "[spec]" < <("$top/tests/spec/test-sync.sh")
 ynl=$("$top/tests/tools.sh" ynl)
@@ -226,6 +229,28 @@ for k in $kernels; do
 	esac
 done
 
+# The host's shape (tests/guest/epyc.sh, run-vm.sh's epyc topology): eight
+# GPUs under four host bridges on two NUMA nodes, node 1's on vfio-pci;
+# link auto --numa 0 must map and verify node 0's 12 directions and touch
+# nothing of the VFIO GPUs.  On 6.12 under VT-d, and AMD-Vi where QEMU 11
+# runs (7.2's amd-iommu cannot translate behind root ports).
+# epyc_readme KVER IOMMU: what link auto printed there is the README's.
+epyc_readme() {
+	sed -n 's/^# | //p' "$logs/$1-$2-epyc.log" | tr -d '\r' |
+		diff -u "$top/tests/guest/epyc-link-auto.want" - >"$logs/$1-$2-epyc.diff"
+	result $? "[$1 $2 epyc] link auto --numa 0 printed the README's block (tests/guest/epyc-link-auto.want)"
+}
+for k in $kernels; do
+	case $k in 6.12.*)
+		vm "$k" vtd epyc epyc
+		epyc_readme "$k" vtd
+		if [ -n "$qemu11" ]; then
+			amd_vm "$k" epyc epyc
+			epyc_readme "$k" amd
+		fi ;;
+	esac
+done
+
 # The newest Debian kernel (trixie-backports, 7.x), when it could be built
 # and unpacked: the core and fault suites on both IOMMUs.
 phase "VMs: Debian 7.x kernel"
@@ -239,6 +264,7 @@ if [ -n "$newer" ]; then
 	vm "$1" vtd gpus4 faults
 	amd_vm "$1" gpus4 faults
 	[ -z "$qemu11" ] || amd_vm "$1" numa2 topology
+	[ -z "$qemu11" ] || { amd_vm "$1" epyc epyc; epyc_readme "$1" amd; }
 	unset P2PMAP_VM_KERNEL
 fi
 # The debug kernel (KASAN etc. make its guests slow under TCG: 20 s to boot

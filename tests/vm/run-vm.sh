@@ -13,6 +13,12 @@
 #              (00:1c.0).  The guest asks for hot-plug by printing
 #              "P2PMAP-HOST: <monitor command>"; this script passes it to
 #              the QEMU monitor.
+#   epyc       the host p2pmap is for (an AMD EPYC with 8 GPUs): no edu on
+#              pcie.0; four pxb-pcie host bridges (buses 0x20, 0x40 on NUMA
+#              node 0, 0x60, 0x80 on node 1), each with two root ports of
+#              one edu each (21:00.0, 22:00.0, 41:00.0, 42:00.0 | 61:00.0,
+#              62:00.0, 81:00.0, 82:00.0), plus the hot-plug root port
+#              00:1c.0 (monitor as for numa2).
 #   bigbar     the four, plus ivshmem-plain devices whose BAR2 is a
 #              64 GiB prefetchable 64-bit BAR (sparse files under build/),
 #              $P2PMAP_BIGBARS of them (default 1).
@@ -32,7 +38,7 @@ shift 6
 
 edu="edu,dma_mask=0xffffffffffffffff"
 smp=2 cpu=qemu64
-[ "$topo" = numa2 ] && smp=2,sockets=2,cores=1,threads=1	# a socket per node
+case $topo in numa2|epyc) smp=2,sockets=2,cores=1,threads=1 ;; esac	# a socket per node
 [ "$topo" = bigbar ] && cpu=qemu64,phys-bits=44	# room for 64 GiB BARs
 kernel=${P2PMAP_VM_KERNEL:-/boot/vmlinuz-$kver}
 # P2PMAP_VM_QEMU_ROOT=DIR: the QEMU installed in the chroot DIR (QEMU 11
@@ -78,9 +84,10 @@ amd)	# QEMU 11's amd-iommu translates only with dma-remap=on (QEMU 7.2
 *)	echo "run-vm.sh: unknown IOMMU $iommu" >&2; exit 2 ;;
 esac
 
-for slot in 10 11 12 13; do
-	args+=(-device "$edu,bus=pcie.0,addr=0x$slot")
-done
+[ "$topo" = epyc ] ||
+	for slot in 10 11 12 13; do
+		args+=(-device "$edu,bus=pcie.0,addr=0x$slot")
+	done
 case $topo in
 gpus4) ;;
 gpus4+pxb)
@@ -101,10 +108,22 @@ numa2)
 		done
 	done
 	args+=(-device pcie-root-port,id=rphp,bus=pcie.0,addr=0x1c,chassis=30,slot=0)
-	# QEMU's option syntax splits at commas (a batch's log name has them).
-	monitor=$(dirname "$log")/$(basename "$log" .log | tr , +).mon
-	case $monitor in *,*) monitor=$(mktemp -u /tmp/p2pmap-mon.XXXXXX) ;; esac
-	rm -f "$monitor" ;;
+	monitor=yes ;;
+epyc)
+	args+=(-object memory-backend-ram,id=m0,size=512M
+	       -object memory-backend-ram,id=m1,size=512M
+	       -numa node,nodeid=0,cpus=0,memdev=m0
+	       -numa node,nodeid=1,cpus=1,memdev=m1)
+	for h in 0 1 2 3; do
+		n=$((h / 2)) bus=$((0x20 + h * 0x20))
+		args+=(-device "pxb-pcie,id=pxb$h,bus_nr=$bus,numa_node=$n,bus=pcie.0")
+		for p in 0 1; do
+			args+=(-device "pcie-root-port,id=rp$h$p,bus=pxb$h,chassis=$((10 + h * 2 + p)),slot=$p"
+			       -device "$edu,bus=rp$h$p")
+		done
+	done
+	args+=(-device pcie-root-port,id=rphp,bus=pcie.0,addr=0x1c,chassis=30,slot=0)
+	monitor=yes ;;
 bigbar)
 	args+=(-global q35-pcihost.pci-hole64-size=1T)
 	for i in $(seq "${P2PMAP_BIGBARS:-1}"); do
@@ -117,6 +136,10 @@ bigbar)
 *)	echo "run-vm.sh: unknown topology $topo" >&2; exit 2 ;;
 esac
 if [ -n "${monitor:-}" ]; then
+	# QEMU's option syntax splits at commas (a batch's log name has them).
+	monitor=$(dirname "$log")/$(basename "$log" .log | tr , +).mon
+	case $monitor in *,*) monitor=$(mktemp -u /tmp/p2pmap-mon.XXXXXX) ;; esac
+	rm -f "$monitor"
 	args+=(-monitor "unix:$monitor,server,nowait")
 else
 	args+=(-monitor none)
