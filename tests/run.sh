@@ -233,7 +233,8 @@ done
 # GPUs under four host bridges on two NUMA nodes, node 1's on vfio-pci;
 # link auto --numa 0 must map and verify node 0's 12 directions and touch
 # nothing of the VFIO GPUs.  On 6.12 under VT-d, and AMD-Vi where QEMU 11
-# runs (7.2's amd-iommu cannot translate behind root ports).
+# runs (7.2's amd-iommu cannot translate behind root ports).  Not on 7.x
+# yet: its initramfs (tests/newer-kernel.sh) has no VFIO modules.
 # epyc_readme KVER IOMMU: what link auto printed there is the README's.
 epyc_readme() {
 	sed -n 's/^# | //p' "$logs/$1-$2-epyc.log" | tr -d '\r' |
@@ -264,7 +265,6 @@ if [ -n "$newer" ]; then
 	vm "$1" vtd gpus4 faults
 	amd_vm "$1" gpus4 faults
 	[ -z "$qemu11" ] || amd_vm "$1" numa2 topology
-	[ -z "$qemu11" ] || { amd_vm "$1" epyc epyc; epyc_readme "$1" amd; }
 	unset P2PMAP_VM_KERNEL
 fi
 # The debug kernel (KASAN etc. make its guests slow under TCG: 20 s to boot
