@@ -94,28 +94,18 @@ gpus4+pxb)
 	args+=(-device pxb-pcie,id=pxb1,bus_nr=0x40,bus=pcie.0
 	       -device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=1
 	       -device "$edu,bus=rp1") ;;
-numa2)
+numa2|epyc)
+	# Two NUMA nodes of a CPU and 512 MiB each; host bridge H (pxb-pcie,
+	# bus 0x20 * (H + 1)) with two root ports of one edu each: numa2 has
+	# one per node, epyc two; then the hot-plug root port.
 	args+=(-object memory-backend-ram,id=m0,size=512M
 	       -object memory-backend-ram,id=m1,size=512M
 	       -numa node,nodeid=0,cpus=0,memdev=m0
 	       -numa node,nodeid=1,cpus=1,memdev=m1)
-	for n in 0 1; do
-		bus=$((0x20 + n * 0x20))
-		args+=(-device "pxb-pcie,id=pxb$n,bus_nr=$bus,numa_node=$n,bus=pcie.0")
-		for p in 0 1; do
-			args+=(-device "pcie-root-port,id=rp$n$p,bus=pxb$n,chassis=$((10 + n * 2 + p)),slot=$p"
-			       -device "$edu,bus=rp$n$p")
-		done
-	done
-	args+=(-device pcie-root-port,id=rphp,bus=pcie.0,addr=0x1c,chassis=30,slot=0)
-	monitor=yes ;;
-epyc)
-	args+=(-object memory-backend-ram,id=m0,size=512M
-	       -object memory-backend-ram,id=m1,size=512M
-	       -numa node,nodeid=0,cpus=0,memdev=m0
-	       -numa node,nodeid=1,cpus=1,memdev=m1)
-	for h in 0 1 2 3; do
-		n=$((h / 2)) bus=$((0x20 + h * 0x20))
+	per_node=1
+	[ "$topo" = epyc ] && per_node=2
+	for h in $(seq 0 $((2 * per_node - 1))); do
+		n=$((h / per_node)) bus=$((0x20 + h * 0x20))
 		args+=(-device "pxb-pcie,id=pxb$h,bus_nr=$bus,numa_node=$n,bus=pcie.0")
 		for p in 0 1; do
 			args+=(-device "pcie-root-port,id=rp$h$p,bus=pxb$h,chassis=$((10 + h * 2 + p)),slot=$p"
