@@ -33,11 +33,7 @@ if [ -e "$prefix/sbin/p2pmap" ] || [ -e "/usr/src/p2pmap-$version" ] ||
 	exit 0
 fi
 
-snapshot() {
-	find /usr /etc /lib/modules /var/lib/dkms \
-		\( -type f -o -type l \) 2>/dev/null |
-		grep -vE '^/var/lib/dkms/mok\.(key|pub)$|/__pycache__/' | sort
-}
+. "$top/tests/fs-snapshot.sh"
 before=$(mktemp) after=$(mktemp) conf=$(mktemp)
 trap 'rm -f "$before" "$after" "$conf"' EXIT
 # A boot configuration with a typo: make install must say so.

@@ -44,11 +44,7 @@ rc=$?
 echo "$out" | grep -v 'root privileges' | sed 's/^/# lintian: /'
 tap $rc "lintian: no error or warning on the packages"
 
-snapshot() {
-	find /usr /etc /lib/modules /var/lib/dkms \
-		\( -type f -o -type l \) 2>/dev/null |
-		grep -vE '^/var/lib/dkms/mok\.(key|pub)$|/__pycache__/' | sort
-}
+. "$top/tests/fs-snapshot.sh"
 before=$(mktemp) after=$(mktemp)
 trap 'rm -f "$before" "$after"' EXIT
 snapshot >"$before"
