@@ -6,7 +6,10 @@
 # host of the README: one GPU per root complex (pci0000:00, 40, 80, c0).
 # P2P must be recommended only when every direction worked, its link is
 # mapped and counted no fault; the whole output is compared with
-# NAME.want for the main cases.  Prints TAP.
+# NAME.want for the main cases.  Then the README's walk on the 8-GPU host
+# of tests/doctor (its node-0 GPUs 01, 21, 41, 61, one per root complex):
+# env and nccl-check from the verify output tests/verify/run.sh compares
+# with the real one, and every README block against its file.  Prints TAP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/env
@@ -175,20 +178,81 @@ tap $? "a file that is not verify's output: exit 1, said so"
 run help 0 --help && grep -q "Usage: p2pmap env --verify FILE" "$tmp/help.out"
 tap $? "env --help"
 
+# 8. The README's walk on tests/doctor's 8-GPU host after link auto
+#    --numa 0: node 0's four GPUs, one per root complex (pci0000:00, 20,
+#    40, 60), every link mapped, and what verify printed there
+#    (tests/verify/8gpu-node0.want, the real output: tests/verify/run.sh).
+node0="0000:01:00.0 0000:21:00.0 0000:41:00.0 0000:61:00.0"
+cp "$top/tests/verify/8gpu-node0.want" "$tmp/verify-node0.txt"
+gpus=$node0 host "$tmp/h8" loaded
+run node0-systemd 0 --verify "$tmp/verify-node0.txt" --root "$tmp/h8" --format systemd &&
+	whole node0-systemd
+tap $? "the 8-GPU host's node 0 from its verify output (bandwidth, cache and device-order lines): P2P on, the drop-in, exit 0 (whole output)"
+# The restarted server's NCCL log there (nccl-2.26-node0.log, written from
+# NCCL 2.26's format strings as tests/nccl's logs are: four ranks on those
+# GPUs, the drop-in's NCCL_P2P_LEVEL=SYS, two ring channels and the
+# chain's tree): P2P on every pair NCCL connects, each direction verified.
+"$p2pmap" nccl-check "$here/nccl-2.26-node0.log" --verify "$tmp/verify-node0.txt" \
+	>"$tmp/nccl-2.26-node0.out" 2>&1
+rc=$?
+whole nccl-2.26-node0 && [ $rc = 0 ]
+tap $? "nccl-check on that host's NCCL log with that verify output: P2P on 7 rank pairs, each verified, no flag, exit 0 (whole output)"
+
 # The README's "From faults to a faster server" shows these outputs (and
-# tests/doctor's): each
-# block between "<!-- tests/... -->" and "<!-- end -->" must be the file.
+# tests/doctor's and tests/verify's): each block between
+# "<!-- tests/... -->" and "<!-- end -->" must be the file (its @VERSION@
+# the VERSION file's).  "<!-- tests/... excerpt -->" shows some of its
+# lines: each run of lines between "..." lines (one or more left out) must
+# be consecutive lines of the file, in order, from its first line unless
+# the block starts with "...", to its last unless it ends with one.
 python3 - "$top" <<'PY'
 import re, sys
 top = sys.argv[1]
 readme = open(top + "/README.md").read()
-blocks = re.findall(r"<!-- (tests/\S+) -->\n(.*?)<!-- end -->", readme, re.S)
+version = open(top + "/VERSION").read().strip()
+blocks = re.findall(r"<!-- (tests/\S+)( excerpt)? -->\n(.*?)<!-- end -->", readme, re.S)
 assert len(blocks) >= 3, len(blocks)
-for path, text in blocks:
+
+def excerpt(lines, want):
+    segs = [[]]
+    for l in lines:
+        if l == "...":
+            segs.append([])
+        else:
+            segs[-1].append(l)
+    pos = 0
+    for k, seg in enumerate(segs):
+        if not seg:                     # a leading or trailing "..."
+            if k and k == len(segs) - 1 and pos >= len(want):
+                return False            # nothing left out after it
+            continue
+        first = pos if k == 0 else pos + 1
+        last = len(want) - len(seg)
+        starts = [first] if k == 0 else range(first, last + 1)
+        if k == len(segs) - 1:
+            starts = [i for i in starts if i == last]
+        for i in starts:
+            if want[i:i + len(seg)] == seg:
+                pos = i + len(seg)
+                break
+        else:
+            return False
+    return True
+
+for path, part, text in blocks:
     lines = [l[4:] if l.startswith("    ") else l for l in text.strip("\n").split("\n")]
-    want = open(top + "/" + path).read().rstrip("\n").split("\n")
-    assert lines == want, (path, lines[:3], want[:3])
+    want = open(top + "/" + path).read().replace("@VERSION@", version).rstrip("\n").split("\n")
+    if part:
+        assert "..." in lines and excerpt(lines, want), (path, "excerpt", lines[:3])
+    else:
+        assert lines == want, (path, lines[:3], want[:3])
+# The walk on the 8-GPU host: doctor, verify, env, nccl-check, doctor.
+walk = [p for p, _, _ in blocks]
+for p in ["tests/doctor/before.want", "tests/verify/8gpu-node0.want",
+          "tests/env/node0-systemd.want", "tests/env/nccl-2.26-node0.want",
+          "tests/doctor/after.want"]:
+    assert p in walk, (p, "not in the README")
 PY
-tap $? "the README's doctor, env and nccl-check examples are what the commands print"
+tap $? "the README's doctor, verify, env and nccl-check examples are what the commands print"
 
 tap_done

@@ -403,4 +403,37 @@ else
 	tap $? "no libcuda.so.1 on the path: exit 3, no CUDA driver"
 fi
 
+# The README's "From faults to a faster server": verify on the 8-GPU host
+# of tests/doctor after "link auto --numa 0", over its four node-0 GPUs
+# (one per root complex; node 1's four are vfio-pci's, which CUDA does not
+# see), every link mapped and no fault counted since p2pmap loaded (an
+# empty faults file: every counter 0), run as the server's user (root: its
+# unit has no User=) with the device order of its drop-in.  The whole
+# output is 8gpu-node0.want, the README's block (tests/env/run.sh compares
+# the two), with this run's HOME as /root.
+node0="0000:01:00.0,0000:21:00.0,0000:41:00.0,0000:61:00.0"
+mkdir -p "$tmp/n0/root"
+printf '# p2pmap loaded by link auto: no fault counted since\n' >"$tmp/n0/faults"
+HOME=$tmp/n0/root CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,2,3 \
+	P2PMAP_CUDA_STUB=$node0 P2PMAP_VERIFY_FAULTS_FILE=$tmp/n0/faults \
+	run node0 verify --vllm-cache --bandwidth
+sed -i "s|$tmp/n0/root/|/root/|g" "$tmp/node0.out"
+diff -u "$top/tests/verify/8gpu-node0.want" "$tmp/node0.out" >"$tmp/node0.diff" &&
+	[ "$(cat "$tmp/node0.rc")" = 0 ] && [ ! -s "$tmp/node0.err" ] &&
+	[ -f "$tmp/n0/root/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json" ]
+tap $? "the README's 8-GPU host, node 0 after link auto: --vllm-cache --bandwidth, 12 of 12 work, exit 0 (whole output: 8gpu-node0.want)"
+sed 's/^/# /' "$tmp/node0.diff" | head -20
+sed 's/^/# /' "$tmp/node0.err" | head -5
+# The directions whose faults doctor found in that host's log (the
+# README's block before it, tests/doctor/before.want) are among them.
+rc=0 n=0
+while read -r d; do
+	n=$((n + 1))
+	grep -q "^GPU[0-3] (${d%>*}) -> GPU[0-3] (${d#*>}): works$" \
+		"$top/tests/verify/8gpu-node0.want" || { rc=1; echo "# $d"; }
+done < <(sed -n 's/^warn  log\.\([0-9a-f:.]*\)>\([0-9a-f:.]*\): .*/\1>\2/p' \
+	 "$top/tests/doctor/before.want")
+[ "$rc" = 0 ] && [ "$n" = 3 ]
+tap $? "... the $n directions that faulted in doctor's log before p2pmap now work"
+
 tap_done
