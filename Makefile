@@ -4,7 +4,9 @@
 #   make check      every test (unit, static, VM suites on each kernel/IOMMU)
 #   make install    CLI, man pages, bash completion, and the module through
 #                   DKMS for every installed kernel with headers
-#   make uninstall  undoes it (leaves /etc/modprobe.d/p2pmap.conf alone)
+#   make uninstall  undoes it (leaves /etc/modprobe.d/p2pmap.conf alone;
+#                   refused while a GPU of a mapped link is in use, unless
+#                   FORCE=1; DRY_RUN=1 says what it would do)
 #   make dkms-src DKMS_SRC=DIR   the DKMS source tree alone, in DIR
 #   make deb        Debian packages p2pmap-dkms and p2pmap in build/deb
 #                   (debhelper, dh-dkms; built in a copy of the tree)
@@ -96,14 +98,32 @@ install: user dkms-src
 		echo "install: $(MODPROBE_CONF): the module will skip what is" \
 			"named above at its next load: fix it, or run p2pmap config save"
 
+# Unloading the module unmaps every link: first "p2pmap link flush", which
+# lists them and refuses while a process holds a GPU of a mapped link (its
+# P2P would fault at once).  FORCE=1 goes on anyway; DRY_RUN=1 prints what
+# would be unmapped and removed and changes nothing.
+# (UNINSTALL_CLI and P2PMAP_LOADED: for tests/install/run.sh.)
+UNINSTALL_CLI ?= $(firstword $(wildcard $(PREFIX)/sbin/p2pmap user/p2pmap))
+P2PMAP_LOADED ?= /sys/module/p2pmap
 uninstall:
 	@set -e; [ -z "$(DESTDIR)" ] || exit 0; \
-	if [ -d /sys/module/p2pmap ]; then modprobe -r p2pmap; fi; \
+	if [ -d $(P2PMAP_LOADED) ]; then \
+		if [ -z "$(UNINSTALL_CLI)" ] && [ -z "$(FORCE)" ]; then \
+			echo "uninstall: refused: p2pmap is loaded and no p2pmap CLI is here to check its links (make user, or FORCE=1)"; \
+			exit 1; \
+		fi; \
+		if [ -n "$(UNINSTALL_CLI)" ] && ! $(UNINSTALL_CLI) link flush \
+			$(if $(DRY_RUN),--dry-run) $(if $(FORCE),--force); then \
+			echo "uninstall: refused, nothing removed: see above (FORCE=1 unloads anyway)"; \
+			exit 1; \
+		fi; \
+		$(if $(DRY_RUN),echo "would run:") modprobe -r p2pmap; \
+	fi; \
 	if dkms status -m p2pmap -v $(VERSION) | grep -q .; then \
-		dkms remove -m p2pmap -v $(VERSION) --all; \
+		$(if $(DRY_RUN),echo "would run:") dkms remove -m p2pmap -v $(VERSION) --all; \
 	fi
-	rm -rf $(DKMS_DEST)
-	rm -f $(DESTDIR)$(PREFIX)/sbin/p2pmap $(INSTALLED_MANPAGES) \
+	$(if $(DRY_RUN),@echo "would run:") rm -rf $(DKMS_DEST)
+	$(if $(DRY_RUN),@echo "would run:") rm -f $(DESTDIR)$(PREFIX)/sbin/p2pmap $(INSTALLED_MANPAGES) \
 		$(DESTDIR)$(COMPLETIONDIR)/p2pmap \
 		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
 	@if [ -e $(DESTDIR)/etc/modprobe.d/p2pmap.conf ]; then \

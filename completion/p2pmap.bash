@@ -131,14 +131,14 @@ _p2pmap()
 		case $sub in
 		'') opts='show set --json' ;;
 		show) opts='--json' ;;
-		set) opts='--drivers --vendors --classes --numa --force --json' ;;
+		set) opts='--drivers --vendors --classes --numa --dry-run --force --json' ;;
 		esac ;;
 	config)
 		case $sub in
 		'') opts='save show check apply' ;;
 		save) opts='--file --dry-run --force' ;;
 		show|check) opts='--file' ;;
-		apply) opts='--file --dry-run' ;;
+		apply) opts='--file --dry-run --force' ;;
 		esac ;;
 	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --bandwidth --json' ;;
 	metrics) opts='--output' ;;

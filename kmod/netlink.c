@@ -23,6 +23,8 @@ static const struct nla_policy p2pmap_policy_policy[P2PMAP_A_POLICY_MAX + 1] = {
 	[P2PMAP_A_POLICY_VENDORS] = P2PMAP_POLICY_STR,
 	[P2PMAP_A_POLICY_CLASSES] = P2PMAP_POLICY_STR,
 	[P2PMAP_A_POLICY_NUMA_NODES] = P2PMAP_POLICY_STR,
+	[P2PMAP_A_POLICY_DRY_RUN] = { .type = NLA_FLAG },
+	[P2PMAP_A_POLICY_DENIED] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy p2pmap_link_policy[P2PMAP_A_LINK_MAX + 1] = {

@@ -52,6 +52,73 @@ static const struct {
 	  "malformed NUMA node list: decimal numbers separated by commas" },
 };
 
+/* @p with the lists the request gives replaced.  Call under p2pmap_lock. */
+static void p2pmap_policy_apply(struct p2pmap_policy *p, struct genl_info *info)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(p2pmap_policy_fields); i++) {
+		struct nlattr *a = info->attrs[p2pmap_policy_fields[i].attr];
+
+		if (a)
+			strscpy((char *)p + p2pmap_policy_fields[i].offset,
+				nla_data(a), P2PMAP_POLICY_LEN);
+	}
+}
+
+/*
+ * A dry run: the devices admitted now that the requested policy would not
+ * admit (their links would be unmapped), one P2PMAP_A_POLICY_DENIED each.
+ * Nothing changes.
+ */
+static int p2pmap_policy_dry_run(struct genl_info *info)
+{
+	struct p2pmap_policy *next;
+	struct p2pmap_dev *dev;
+	struct sk_buff *msg;
+	const char *why;
+	void *hdr;
+	int err = 0;
+
+	next = kmalloc(sizeof(*next), GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!next || !msg) {
+		err = -ENOMEM;
+		goto free;
+	}
+	hdr = genlmsg_put_reply(msg, info, &p2pmap_family, 0,
+				P2PMAP_CMD_POLICY_SET);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto free;
+	}
+	mutex_lock(&p2pmap_lock);
+	*next = p2pmap_policy;
+	p2pmap_policy_apply(next, info);
+	list_for_each_entry(dev, &p2pmap_devs, node) {
+		if (!p2pmap_policy_admits(dev, &why) ||
+		    p2pmap_policy_admits_under(next, dev, &why))
+			continue;
+		err = nla_put_string(msg, P2PMAP_A_POLICY_DENIED,
+				     pci_name(dev->pdev));
+		if (err)
+			break;
+	}
+	mutex_unlock(&p2pmap_lock);
+	if (err) {
+		NL_SET_ERR_MSG(info->extack,
+			       "dry run: too many devices would lose admission to list them");
+		goto free;
+	}
+	genlmsg_end(msg, hdr);
+	kfree(next);
+	return genlmsg_reply(msg, info);
+free:
+	nlmsg_free(msg);
+	kfree(next);
+	return err;
+}
+
 /* All given lists are checked first: a bad one changes nothing. */
 static int p2pmap_policy_set(struct genl_info *info)
 {
@@ -70,15 +137,10 @@ static int p2pmap_policy_set(struct genl_info *info)
 			return -EINVAL;
 		}
 	}
+	if (nla_get_flag(info->attrs[P2PMAP_A_POLICY_DRY_RUN]))
+		return p2pmap_policy_dry_run(info);
 	mutex_lock(&p2pmap_lock);
-	for (i = 0; i < ARRAY_SIZE(p2pmap_policy_fields); i++) {
-		struct nlattr *a = info->attrs[p2pmap_policy_fields[i].attr];
-
-		if (a)
-			strscpy((char *)&p2pmap_policy +
-				p2pmap_policy_fields[i].offset, nla_data(a),
-				P2PMAP_POLICY_LEN);
-	}
+	p2pmap_policy_apply(&p2pmap_policy, info);
 	p2pmap_generation++;
 	pr_info("policy: drivers=\"%s\" vendors=\"%s\" classes=\"%s\" numa_nodes=\"%s\"\n",
 		p2pmap_policy.drivers, p2pmap_policy.vendors,

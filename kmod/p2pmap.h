@@ -285,6 +285,8 @@ extern struct p2pmap_policy p2pmap_policy;
 void p2pmap_policy_init(void);
 int p2pmap_policy_list_valid(enum p2pmap_policy_list kind, const char *s);
 bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why);
+bool p2pmap_policy_admits_under(const struct p2pmap_policy *p,
+				const struct p2pmap_dev *dev, const char **why);
 bool p2pmap_policy_may_admit(const struct p2pmap_dev *dev, const char **why);
 bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev,
 				 const char **why);

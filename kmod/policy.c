@@ -102,29 +102,13 @@ static bool p2pmap_list_has(const char *list, const char *word, size_t len,
 }
 
 /*
- * Is @dev admitted?  If not, *why says why (a static string).  Call under
- * p2pmap_lock.
+ * Could @dev be admitted under @p without a rebind, whatever its vendor,
+ * class and NUMA filters?  Its driver decides: in the allowlist and not
+ * one that manages DMA itself.
  */
-bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why)
+static bool p2pmap_may_admit(const struct p2pmap_policy *p,
+			     const struct p2pmap_dev *dev, const char **why)
 {
-	if (!dev->bound) {
-		*why = "no driver bound";
-		return false;
-	}
-	return p2pmap_policy_admits_driver(dev, why);
-}
-
-/*
- * Could @dev be admitted without a rebind, whatever the vendor, class and
- * NUMA filters become?  Its driver decides: in the allowlist and not one
- * that manages DMA itself.  Early reservations (reserve.c) are made for
- * these devices, so that a later "policy set" that admits one finds its
- * peers' windows still free.  Call under p2pmap_lock.
- */
-bool p2pmap_policy_may_admit(const struct p2pmap_dev *dev, const char **why)
-{
-	const struct p2pmap_policy *p = &p2pmap_policy;
-
 	if (dev->dma_owned) {
 		*why = "its driver manages DMA itself (VFIO or similar): never admitted";
 		return false;
@@ -138,15 +122,15 @@ bool p2pmap_policy_may_admit(const struct p2pmap_dev *dev, const char **why)
 	return true;
 }
 
-/* As p2pmap_policy_admits(), for the driver that is binding or bound now. */
-bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev, const char **why)
+/* Does @p admit @dev with the driver that is binding or bound now? */
+static bool p2pmap_admits_driver(const struct p2pmap_policy *p,
+				 const struct p2pmap_dev *dev, const char **why)
 {
-	const struct p2pmap_policy *p = &p2pmap_policy;
 	struct pci_dev *pdev = dev->pdev;
 	char buf[8];
 	int node;
 
-	if (!p2pmap_policy_may_admit(dev, why))
+	if (!p2pmap_may_admit(p, dev, why))
 		return false;
 	snprintf(buf, sizeof(buf), "%04x", pdev->vendor);
 	if (*p->vendors && !p2pmap_list_has(p->vendors, buf, 4, false)) {
@@ -168,6 +152,43 @@ bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev, const char **why)
 	}
 	*why = NULL;
 	return true;
+}
+
+/* As p2pmap_policy_admits(), under the policy @p (a dry run's). */
+bool p2pmap_policy_admits_under(const struct p2pmap_policy *p,
+				const struct p2pmap_dev *dev, const char **why)
+{
+	if (!dev->bound) {
+		*why = "no driver bound";
+		return false;
+	}
+	return p2pmap_admits_driver(p, dev, why);
+}
+
+/*
+ * Is @dev admitted?  If not, *why says why (a static string).  Call under
+ * p2pmap_lock.
+ */
+bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why)
+{
+	return p2pmap_policy_admits_under(&p2pmap_policy, dev, why);
+}
+
+/*
+ * Could @dev be admitted without a rebind, whatever the vendor, class and
+ * NUMA filters become?  Early reservations (reserve.c) are made for these
+ * devices, so that a later "policy set" that admits one finds its peers'
+ * windows still free.  Call under p2pmap_lock.
+ */
+bool p2pmap_policy_may_admit(const struct p2pmap_dev *dev, const char **why)
+{
+	return p2pmap_may_admit(&p2pmap_policy, dev, why);
+}
+
+/* As p2pmap_policy_admits(), for the driver that is binding or bound now. */
+bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev, const char **why)
+{
+	return p2pmap_admits_driver(&p2pmap_policy, dev, why);
 }
 
 /*

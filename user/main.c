@@ -37,13 +37,15 @@ static const struct {
 	{ "info", cmd_info, "[--json]  module version, fault sources, generation" },
 	{ "policy", cmd_policy, "[show] [--json]  the admission policy\n"
 		  "           policy set [--drivers LIST] [--vendors LIST] [--classes LIST]\n"
-		  "           [--numa LIST] [--force]  replace those lists (\"\" clears the vendor,\n"
-		  "           class and NUMA filters; for --drivers it admits no driver: --force)" },
+		  "           [--numa LIST] [--dry-run] [--force]  replace those lists (\"\" clears\n"
+		  "           the vendor, class and NUMA filters; for --drivers it admits no\n"
+		  "           driver: --force); refused while a GPU it would unlink is in use" },
 	{ "config", cmd_config, "save [--file PATH] [--dry-run] [--force]  write the live policy and\n"
 		  "           links for modprobe (keeps other lines; refuses to drop every link)\n"
 		  "           config show [--file PATH]  print that file (default " CONFIG_DEFAULT_PATH ")\n"
 		  "           config check [--file PATH | PATH]  read it as the module will at boot\n"
-		  "           config apply [--file PATH] [--dry-run]  add its links to the module now" },
+		  "           config apply [--file PATH] [--dry-run] [--force]  set its policy and\n"
+		  "           add its links in the module now (guarded as policy set)" },
 	{ "verify", cmd_verify, "[--devices LIST] [--size BYTES] [--timeout SECONDS]\n"
 		  "           [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]  write and\n"
 		  "           read over each CUDA peer direction, check data and fault\n"

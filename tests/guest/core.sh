@@ -113,9 +113,40 @@ check "link flush refused too, nothing removed" \
 expect "... A->B still mapped and working" \
 	"$(link_state $A $B) $(peer_read $A $B)" "mapped $ID"
 check "link del --force removes it anyway" p2pmap link del $A $B --force
-exec 4<&-
 p2pmap link add $A $B >/dev/null
 expect "A->B added back" "$(link_state $A $B)" mapped
+# --- 6c. a policy change (policy set, config apply) that would unmap it:
+# the module names the devices it would stop admitting (a dry run), the
+# CLI the links and who holds their GPUs.  (Every edu has vendor 1234: a
+# vendor list of 10de alone admits none of them.)
+out=$(p2pmap policy set --vendors 10de --dry-run 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# | /'
+check "policy set --dry-run: exit 0, B would leave the policy, A->B would be unmapped, B's holder named" \
+	sh -c "[ $rc = 0 ] && echo '$out' | grep -q 'would leave the policy: $B' && echo '$out' | grep -q 'would unmap $A -> $B' && echo '$out' | grep -q 'in use: pid $$ '"
+out=$(p2pmap policy set --vendors 10de 2>&1)
+rc=$?
+check "policy set refused while a GPU it would unlink is in use (exit 1)" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'refused, nothing changed'"
+echo 'options p2pmap vendors=10de' >/tmp/vendors.conf
+out=$(p2pmap config apply --file /tmp/vendors.conf --dry-run 2>&1)
+rc=$?
+check "config apply --dry-run of a file that sets vendors=10de: what it would unmap (exit 0)" \
+	sh -c "[ $rc = 0 ] && echo '$out' | grep -q 'would unmap $A -> $B'"
+out=$(p2pmap config apply --file /tmp/vendors.conf 2>&1)
+rc=$?
+check "config apply of that file refused too (exit 1)" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'refused, nothing changed'"
+expect "... the policy unchanged, A->B still mapped and working" \
+	"$(p2pmap policy --json | grep -o '"vendors":\[[^]]*\]') $(link_state $A $B) $(peer_read $A $B)" \
+	"\"vendors\":[] mapped $ID"
+check "policy set --force goes ahead anyway" \
+	p2pmap policy set --vendors 10de --force
+expect "... A->B blocked" "$(link_state $A $B)" blocked
+exec 4<&-
+check "config apply (no holder left): sets the file's vendor list, adds nothing" \
+	sh -c "echo 'options p2pmap vendors=\"\"' >/tmp/vendors.conf && p2pmap config apply --file /tmp/vendors.conf | grep -q '^policy set from /tmp/vendors.conf'"
+expect "... A->B mapped again" "$(link_state $A $B)" mapped
 
 # --- 8. permissions and bad input change nothing.
 status_before=$(p2pmap status)

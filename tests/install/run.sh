@@ -89,6 +89,33 @@ for k in $kernels; do
 	tap $? "modinfo -k $k p2pmap: version $version (got '$v')"
 done
 
+# The in-use guard: with the module loaded (P2PMAP_LOADED stands in for
+# /sys/module/p2pmap), make uninstall asks "p2pmap link flush" first (a
+# stand-in CLI here that records its arguments and refuses as the real one
+# does while a GPU of a mapped link is in use) and removes nothing when it
+# refuses; DRY_RUN=1 and FORCE=1 reach it as --dry-run and --force.
+fake=$(mktemp -d)
+trap 'rm -f "$before" "$after" "$conf"; rm -rf "$fake"' EXIT
+mkdir "$fake/loaded"
+printf '#!/bin/sh\necho "$*" >>"%s/args"\nexit ${FAKE_RC:-1}\n' "$fake" >"$fake/p2pmap"
+chmod +x "$fake/p2pmap"
+snapshot >"$fake/installed"
+guard() {
+	make -C "$top" uninstall UNINSTALL_CLI="$fake/p2pmap" \
+		P2PMAP_LOADED="$fake/loaded" "$@" >>"$log" 2>&1
+}
+! guard && snapshot | cmp -s - "$fake/installed" &&
+	[ "$(tail -1 "$fake/args")" = "link flush" ] &&
+	tail -5 "$log" | grep -q '^uninstall: refused, nothing removed'
+tap $? "make uninstall refuses, removing nothing, when link flush refuses (a GPU in use)"
+FAKE_RC=0 guard DRY_RUN=1 && snapshot | cmp -s - "$fake/installed" &&
+	[ "$(tail -1 "$fake/args")" = "link flush --dry-run" ] &&
+	grep -q '^would run: modprobe -r p2pmap' "$log"
+tap $? "make uninstall DRY_RUN=1 runs link flush --dry-run and removes nothing"
+FAKE_RC=0 guard DRY_RUN=1 FORCE=1 &&
+	[ "$(tail -1 "$fake/args")" = "link flush --dry-run --force" ]
+tap $? "make uninstall FORCE=1 passes --force to link flush"
+
 make -C "$top" uninstall >>"$log" 2>&1
 tap $? "make uninstall"
 

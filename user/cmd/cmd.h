@@ -71,7 +71,19 @@ int cmd_doctor(int argc, char **argv);
 int link_flush(int argc, char **argv);
 /* --version: the CLI's @cli version and the loaded module's. */
 int cmd_version(const char *cli);
-int config_apply(const char *path, bool dry_run);
+int config_apply(const char *path, bool dry_run, bool force);
+
+struct p2pmap_nl;
+struct policy_req;
+/*
+ * Before @op ("policy set") changes the policy to @req: the devices it
+ * would stop admitting and the mapped links it would unmap, printed; in a
+ * dry run that is all.  Returns the exit code; *go says whether to go
+ * ahead (false in a dry run, and when a GPU of those links is in use and
+ * not @force).
+ */
+int policy_guard(struct p2pmap_nl *nl, const struct policy_req *req,
+		 const char *op, bool dry_run, bool force, bool *go);
 
 /* Let SIGINT and SIGTERM end a --watch or monitor loop cleanly (exit 0). */
 void cmd_catch_signals(void);

@@ -20,7 +20,7 @@
 #include "modprobe_check.h"
 #include "policy.h"
 
-#define CONFIG_USAGE "usage: p2pmap config save [--file PATH] [--dry-run] [--force] | config show [--file PATH] | config check [--file PATH | PATH] | config apply [--file PATH] [--dry-run]"
+#define CONFIG_USAGE "usage: p2pmap config save [--file PATH] [--dry-run] [--force] | config show [--file PATH] | config check [--file PATH | PATH] | config apply [--file PATH] [--dry-run] [--force]"
 
 static int cmp_link(const void *a, const void *b)
 {
@@ -290,7 +290,9 @@ int cmd_config(int argc, char **argv)
 		if (strcmp(argv[1], "show") && strcmp(argv[1], "check") &&
 		    !strcmp(argv[i], "--dry-run")) {
 			save.dry_run = true;
-		} else if (!strcmp(argv[1], "save") && !strcmp(argv[i], "--force")) {
+		} else if ((!strcmp(argv[1], "save") ||
+			    !strcmp(argv[1], "apply")) &&
+			   !strcmp(argv[i], "--force")) {
 			save.force = true;
 		} else if (!strncmp(argv[i], "--file=", 7) && argv[i][7]) {
 			path = argv[i] + 7;
@@ -310,7 +312,7 @@ int cmd_config(int argc, char **argv)
 	if (check)
 		return config_check(path);
 	if (!strcmp(argv[1], "apply"))
-		return config_apply(path, save.dry_run);
+		return config_apply(path, save.dry_run, save.force);
 	save.path = path;
 	return !strcmp(argv[1], "save") ? config_save(&save) : config_show(path);
 }

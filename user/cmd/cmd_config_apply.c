@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * p2pmap config apply [--file PATH] [--dry-run]: the links of the saved
- * configuration, added to the running module now (what the next boot
- * would configure), without a reboot.  The file is read as "config check"
- * reads it; links already there are left as they are, nothing is removed.
+ * p2pmap config apply [--file PATH] [--dry-run] [--force]: what the next
+ * boot would configure, in the running module now, without a reboot.  The
+ * file is read as "config check" reads it.  The policy lists it sets
+ * replace the running ones (those it does not set are kept), guarded as
+ * "policy set" is: what they would unmap is printed, and refused without
+ * --force while a GPU of it is in use.  Then its links are added; links
+ * already there are left as they are, and no link is removed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include "cmd.h"
 #include "link.h"
 #include "modprobe_check.h"
+#include "policy.h"
 
 static bool configured(const struct p2pmap_link_list *list,
 		       const struct modprobe_link *l)
@@ -25,7 +29,52 @@ static bool configured(const struct p2pmap_link_list *list,
 	return false;
 }
 
-int config_apply(const char *path, bool dry_run)
+/*
+ * The file's policy lists, through policy_guard(): returns the exit code;
+ * *go false when nothing more may be done.
+ */
+static int apply_policy(struct p2pmap_nl *nl, const char *path,
+			const struct modprobe_check *res, bool dry_run,
+			bool force, bool *go)
+{
+	struct policy_req req = {
+		.drivers = res->policy[0],
+		.vendors = res->policy[1],
+		.classes = res->policy[2],
+		.numa_nodes = res->policy[3],
+	};
+	int ret;
+
+	*go = true;
+	if (res->policy_bad) {
+		fprintf(stderr, "p2pmap: config apply: %s: a policy list is malformed (above): the running policy is kept\n",
+			path);
+		return EXIT_OK;
+	}
+	if (!req.drivers && !req.vendors && !req.classes && !req.numa_nodes)
+		return EXIT_OK;
+	if (req.drivers && !req.drivers[0] && !force && !dry_run) {
+		fprintf(stderr, "p2pmap: config apply: %s: drivers=\"\" admits no driver and would block every link at once: nothing changed; add --force to do it\n",
+			path);
+		*go = false;
+		return EXIT_USAGE;
+	}
+	ret = policy_guard(nl, &req, "config apply", dry_run, force, go);
+	if (!*go) {
+		/* A dry run goes on to list the links it would add. */
+		*go = dry_run && ret == EXIT_OK;
+		return ret;
+	}
+	if (policy_set(nl, &req)) {
+		pnl_perror(&nl->error, "policy set");
+		*go = false;
+		return cmd_exit_nl(nl);
+	}
+	printf("policy set from %s\n", path);
+	return EXIT_OK;
+}
+
+int config_apply(const char *path, bool dry_run, bool force)
 {
 	struct p2pmap_link_list links = { 0 };
 	unsigned int added = 0, there = 0, failed = 0, i;
@@ -34,6 +83,7 @@ int config_apply(const char *path, bool dry_run)
 	struct p2pmap_nl nl;
 	FILE *f = fopen(path, "r");
 	int ret = EXIT_FAILED;
+	bool go;
 
 	if (!f) {
 		fprintf(stderr, "p2pmap: config apply: %s: %s\n", path,
@@ -50,6 +100,9 @@ int config_apply(const char *path, bool dry_run)
 		ret = cmd_exit_nl(&nl);
 		goto free;
 	}
+	ret = apply_policy(&nl, path, &res, dry_run, force, &go);
+	if (!go)
+		goto out;
 	if (link_dump(&nl, &links)) {
 		pnl_perror(&nl.error, "link dump");
 		ret = cmd_exit_nl(&nl);

@@ -8,7 +8,7 @@
 #include "format_json.h"
 #include "policy.h"
 
-#define POLICY_USAGE "usage: p2pmap policy [show] [--json] | p2pmap policy set [--drivers LIST] [--vendors LIST] [--classes LIST] [--numa LIST] [--force] [--json]"
+#define POLICY_USAGE "usage: p2pmap policy [show] [--json] | p2pmap policy set [--drivers LIST] [--vendors LIST] [--classes LIST] [--numa LIST] [--dry-run] [--force] [--json]"
 
 static const struct {
 	const char *opt;
@@ -90,7 +90,7 @@ int cmd_policy(int argc, char **argv)
 {
 	struct policy_req req = { 0 };
 	struct p2pmap_nl nl;
-	bool set = false, json = false, force = false;
+	bool set = false, json = false, force = false, dry_run = false, go;
 	int i = 1, ret;
 
 	if (argc > 1 && !strcmp(argv[1], "show")) {
@@ -106,6 +106,10 @@ int cmd_policy(int argc, char **argv)
 		}
 		if (set && !strcmp(argv[i], "--force")) {
 			force = true;
+			continue;
+		}
+		if (set && !strcmp(argv[i], "--dry-run")) {
+			dry_run = true;
 			continue;
 		}
 		ret = set ? parse_set_opt(argc, argv, &i, &req) : 1;
@@ -129,18 +133,25 @@ int cmd_policy(int argc, char **argv)
 	 * filter (any); for drivers it is an allowlist of none: every link
 	 * blocked at once, which a running server notices first.
 	 */
-	if (set && req.drivers && !req.drivers[0] && !force) {
+	if (set && req.drivers && !req.drivers[0] && !force && !dry_run) {
 		fprintf(stderr, "p2pmap: policy set: --drivers \"\" admits no driver: every device leaves the policy and every link is blocked at once (\"\" means any only for --vendors, --classes and --numa); add --force to do it\n");
 		return EXIT_USAGE;
 	}
 	if (pnl_open_required(&nl))
 		return cmd_exit_nl(&nl);
-	if (set && policy_set(&nl, &req)) {
-		pnl_perror(&nl.error, "policy set");
-		ret = cmd_exit_nl(&nl);
-	} else {
-		ret = show(&nl, json);
+	if (set) {
+		/* What it would unmap, and whether a GPU of that is in use. */
+		ret = policy_guard(&nl, &req, "policy set", dry_run, force, &go);
+		if (!go)
+			goto out;
+		if (policy_set(&nl, &req)) {
+			pnl_perror(&nl.error, "policy set");
+			ret = cmd_exit_nl(&nl);
+			goto out;
+		}
 	}
+	ret = show(&nl, json);
+out:
 	pnl_close(&nl);
 	return ret;
 }

@@ -170,8 +170,14 @@ static void check_links(struct state *st)
 
 void modprobe_check_free(struct modprobe_check *res)
 {
+	int k;
+
 	free(res->link);
 	res->link = NULL;
+	for (k = 0; k < NR_LISTS; k++) {
+		free(res->policy[k]);
+		res->policy[k] = NULL;
+	}
 }
 
 /* One list item of @kind, as p2pmap_item_valid() in kmod/policy.c. */
@@ -391,10 +397,15 @@ static void final_checks(struct state *st)
 
 	check_links(st);
 	for (k = 0; k < NR_LISTS; k++)
-		if (st->lists[k] && !list_valid(k, st->lists[k]))
+		if (st->lists[k] && !list_valid(k, st->lists[k])) {
 			problem(st, st->list_line[k], false,
 				"%s=\"%.64s\" is malformed: admitting no device until a policy is set",
 				list_names[k], st->lists[k]);
+			st->res->policy_bad = true;
+		}
+	for (k = 0; k < NR_LISTS && !st->res->policy_bad; k++)
+		if (st->lists[k])
+			st->res->policy[k] = dup_val(st->lists[k]);
 	if (st->reserve && strcmp(st->reserve, "none") &&
 	    strcmp(st->reserve, "windows"))
 		problem(st, st->reserve_line, false,

@@ -32,6 +32,14 @@ struct modprobe_check {
 	unsigned int links;		/* entries of links= it would use */
 	unsigned int options_lines;	/* "options p2pmap" lines */
 	struct modprobe_link *link;	/* the @links used, in order */
+	/*
+	 * The policy lists the file sets (drivers, vendors, classes,
+	 * numa_nodes; NULL where it sets none), when all of them are well
+	 * formed; @policy_bad when one is not (the module then admits
+	 * nothing).
+	 */
+	char *policy[4];
+	bool policy_bad;
 };
 
 /* Free what modprobe_check() allocated in @res. */

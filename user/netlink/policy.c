@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "policy.h"
@@ -152,4 +153,58 @@ static int policy_fill(struct nl_msg *msg, const void *arg)
 int policy_set(struct p2pmap_nl *nl, const struct policy_req *req)
 {
 	return pnl_do(nl, P2PMAP_CMD_POLICY_SET, policy_fill, req, NULL, NULL);
+}
+
+static int policy_fill_dry_run(struct nl_msg *msg, const void *arg)
+{
+	if (policy_fill(msg, arg) || nla_put_flag(msg, P2PMAP_A_POLICY_DRY_RUN))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int denied_msg(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct policy_denied *d = arg;
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		void *more;
+
+		if (nla_type(a) != P2PMAP_A_POLICY_DENIED)
+			continue;
+		more = realloc(d->addr, (d->n + 1) * sizeof(*d->addr));
+		if (!more)
+			return NL_STOP;
+		d->addr = more;
+		pnl_attr_str(a, d->addr[d->n], sizeof(d->addr[d->n]));
+		d->n++;
+	}
+	return NL_OK;
+}
+
+int policy_set_dry_run(struct p2pmap_nl *nl, const struct policy_req *req,
+		       struct policy_denied *out)
+{
+	memset(out, 0, sizeof(*out));
+	return pnl_do(nl, P2PMAP_CMD_POLICY_SET, policy_fill_dry_run, req,
+		      denied_msg, out);
+}
+
+bool policy_denied_has(const struct policy_denied *d, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (!strcmp(d->addr[i], addr))
+			return true;
+	return false;
+}
+
+void policy_denied_free(struct policy_denied *d)
+{
+	free(d->addr);
+	memset(d, 0, sizeof(*d));
 }

@@ -44,4 +44,20 @@ struct policy_req {
 /* POLICY_SET (do): sends the lists @req gives, as given. */
 int policy_set(struct p2pmap_nl *nl, const struct policy_req *req);
 
+/* The devices a policy would stop admitting (a dry run's answer). */
+struct policy_denied {
+	size_t n;
+	char (*addr)[P2PMAP_ADDR_LEN];
+};
+
+/*
+ * POLICY_SET with P2PMAP_A_POLICY_DRY_RUN: nothing changes; @out gets the
+ * devices admitted now that @req would not admit (free with
+ * policy_denied_free()).
+ */
+int policy_set_dry_run(struct p2pmap_nl *nl, const struct policy_req *req,
+		       struct policy_denied *out);
+bool policy_denied_has(const struct policy_denied *d, const char *addr);
+void policy_denied_free(struct policy_denied *d);
+
 #endif /* P2PMAP_POLICY_H */

@@ -70,6 +70,10 @@
  *	is re-evaluated at once: links whose devices are no longer admitted
  *	are unmapped before the reply.  EINVAL (with the attribute named) for
  *	a malformed list; nothing changes then.
+ *	With P2PMAP_A_POLICY_DRY_RUN nothing changes either: the reply (a
+ *	P2PMAP_CMD_POLICY_SET message) carries one P2PMAP_A_POLICY_DENIED
+ *	per device admitted now that the new policy would not admit (the
+ *	devices whose links it would unmap); EMSGSIZE if they do not fit.
  *
  * Admission policy
  *	p2pmap maps a link only when both devices are admitted: bound to a
@@ -354,6 +358,10 @@ enum p2pmap_policy_attr {
 	P2PMAP_A_POLICY_VENDORS,	/* string, "10de,..." or "" (any) */
 	P2PMAP_A_POLICY_CLASSES,	/* string, "0302,..." or "" (any) */
 	P2PMAP_A_POLICY_NUMA_NODES,	/* string, "0,1" or "" (any) */
+	P2PMAP_A_POLICY_DRY_RUN,	/* flag: check, report, change nothing */
+	P2PMAP_A_POLICY_DENIED,		/* string, repeated: a device the
+					 * policy would stop admitting
+					 */
 
 	__P2PMAP_A_POLICY_MAX
 };
