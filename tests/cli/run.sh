@@ -63,6 +63,8 @@ tap $? "-j before the command: its JSON"
 run j2 --json verify --size=4K
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/j2.out"
 tap $? "--json before the command too"
+python3 "$top/tests/unit/json_lint.py" verify "$tmp/j.out" "$tmp/j2.out"
+tap $? "... \"schema\": 1 first, fields and enum values as JSON.md lists them"
 run j3 -j check
 [ "$(rc j3)" = 2 ]
 tap $? "-j for a command without JSON output: a usage error"
@@ -228,6 +230,8 @@ NEEDS
 		head -1 "$tmp/ml.out" | grep -q "^ADDRESS " &&
 		python3 -c 'import json,sys; json.load(open(sys.argv[1]))["devices"]' "$tmp/mlj.out"
 	tap $? "list without the module: the PCI devices, whole (--json too), then exit 4"
+	python3 "$top/tests/unit/json_lint.py" list "$tmp/mlj.out"
+	tap $? "... list --json of this host: \"schema\": 1 first, fields as JSON.md lists them"
 	run mm metrics
 	[ "$(rc mm)" = 0 ] && grep -qx "p2pmap_module_loaded 0" "$tmp/mm.out"
 	tap $? "metrics without the module: p2pmap_module_loaded 0, exit 0 (a state to export)"

@@ -412,6 +412,11 @@ assert sum(c["blocking"] for c in d["checks"]) == 2, d["checks"]
 assert all(set(c) == {"name", "level", "blocking", "evidence", "fix"} for c in d["checks"])
 PY
 tap $? "--json: the same checks, levels and first blocking cause"
+run json-sw 1 --root "$tmp/sw" --json
+run json-c 0 --root "$tmp/c" --json
+run json-file 0 --root "$tmp/p" --env-file "$tmp/env.sh" --json
+python3 "$top/tests/unit/json_lint.py" doctor "$tmp"/json*.out
+tap $? "every --json document: \"schema\": 1 first, fields and enum values as JSON.md lists them"
 
 rc=0
 for args in "--unit a --pid 1" "--unit ../etc/x" "--pid 12x" "--bogus" "--gpus zz" "--gpus 10de:" "--driver"; do

@@ -255,4 +255,25 @@ for p in ["tests/doctor/before.want", "tests/verify/8gpu-node0.want",
 PY
 tap $? "the README's doctor, verify, env and nccl-check examples are what the commands print"
 
+# --json: "schema": 1 first; link_state is status' state name, "unknown"
+# for one /sys spells otherwise ("?"); the text keeps what /sys says.
+run pending-json 1 --verify "$ok" --root "$tmp/h3" --json
+run faulted-json 1 --verify "$bad" --root "$tmp/h1" --json
+host "$tmp/h7" loaded
+link_set "$tmp/h7" 0000:41:00.0 0000:81:00.0 state "?"
+run unknown 1 --verify "$ok" --root "$tmp/h7"
+run unknown-json 1 --verify "$ok" --root "$tmp/h7" --json &&
+	python3 - "$tmp/pending-json.out" "$tmp/unknown-json.out" <<'PY' &&
+import json, sys
+for path, want in zip(sys.argv[1:], ("pending", "unknown")):
+    d = json.load(open(path))
+    p = [p for p in d["pairs"] if p["from"] == "0000:41:00.0" and p["to"] == "0000:81:00.0"]
+    assert p[0]["link_state"] == want and not p[0]["usable"], p
+    assert all(q["link_state"] == "mapped" for q in d["pairs"] if q is not p[0]), d
+PY
+	grep -qxF "# left out: GPU1 (0000:41:00.0) -> GPU2 (0000:81:00.0): its p2pmap link is ?" "$tmp/unknown.out"
+tap $? "--json: link_state pending, or unknown for a state /sys spells \"?\" (the text keeps \"?\")"
+python3 "$top/tests/unit/json_lint.py" env "$tmp"/*-json.out
+tap $? "every --json document: \"schema\": 1 first, fields and enum values as JSON.md lists them"
+
 tap_done

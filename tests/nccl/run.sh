@@ -32,6 +32,19 @@ for log in "$here"/*.log; do
 	tap $? "$name: --json parses, its flags add up"
 done
 
+# --json: "schema": 1 first; verify's verdicts in snake_case (the text
+# keeps verify's words).
+sed 's/^\(GPU0 (0000:01:00.0) -> GPU3 (0000:c1:00.0)\): works$/\1: peer access refused (cuDeviceCanAccessPeer says no)/' \
+	"$here/verify-4gpu.txt" >"$tmp/refused.txt"
+log=$here/nccl-2.26-p2p-over-fault.log
+"$p2pmap" nccl-check "$log" --verify "$tmp/refused.txt" >"$tmp/refused.out"
+"$p2pmap" nccl-check "$log" --verify "$tmp/refused.txt" --json >"$tmp/refused.json"
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert [p["verify"] for p in d["pairs"]] == ["peer_access_refused", "faulted"], d' "$tmp/refused.json" &&
+	grep -q "^rank 0 (0000:01:00.0) -> rank 1 (0000:c1:00.0): P2P/IPC (1 channel); p2pmap verify: peer access refused$" "$tmp/refused.out"
+tap $? "--json: verify's verdict in snake_case (peer_access_refused), the text's words unchanged"
+python3 "$top/tests/unit/json_lint.py" nccl-check "$tmp"/*.json
+tap $? "every --json document: \"schema\": 1 first, fields and enum values as JSON.md lists them"
+
 grep -q "FLAG: P2P is disabled by the environment" "$here/nccl-2.18-p2p-disabled.want" &&
 	grep -q "FLAG: P2P is disabled by the environment" "$here/nccl-2.27-disabled-net.want"
 tap $? "NCCL_P2P_DISABLE=1 found in both spellings (2.18: as P2P level LOC; 2.27: its own line)"

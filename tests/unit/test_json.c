@@ -159,10 +159,46 @@ static void test_validator(void)
 	tap_ok(ok, "validator accepts valid documents");
 }
 
+/* An enum value: the text's words in snake_case; a document's schema. */
+static void test_enum_schema(void)
+{
+	char *out = NULL, want[64];
+
+	RENDER(out, ({
+		json_arr_begin(j);
+		json_enum(j, "peer access refused");
+		json_enum(j, "dev-add");
+		json_enum(j, "Wrong Data");
+		json_enum(j, "works");
+		json_enum(j, "a_b9");
+		json_enum(j, NULL);
+		json_enum(j, "");
+		json_arr_end(j);
+	}));
+	if (!tap_ok(!strcmp(out, "[\"peer_access_refused\",\"dev_add\","
+			    "\"wrong_data\",\"works\",\"a_b9\",null,null]"),
+		    "json_enum: snake_case, no spaces; NULL and \"\" null"))
+		printf("# got %s\n", out);
+	free(out);
+	RENDER(out, ({
+		json_doc_begin(j);
+		json_key(j, "k");
+		json_u64(j, 0);
+		json_obj_end(j);
+	}));
+	snprintf(want, sizeof(want), "{\"schema\":%d,\"k\":0}",
+		 P2PMAP_JSON_SCHEMA);
+	if (!tap_ok(!strcmp(out, want) && P2PMAP_JSON_SCHEMA == 1,
+		    "json_doc_begin: \"schema\":1 first"))
+		printf("# got %s\n", out);
+	free(out);
+}
+
 int main(void)
 {
 	test_validator();
 	test_escape();
 	test_writer();
+	test_enum_schema();
 	return tap_done();
 }

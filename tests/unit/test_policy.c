@@ -153,10 +153,10 @@ static void test_format(void)
 		     "policy text: an empty driver allowlist",
 		     format_policy(f, &none));
 
-	RENDER_CHECK("{\"drivers\":[\"nvidia\"],\"vendors\":[],\"classes\":[],\"numa_nodes\":[]}\n",
+	RENDER_CHECK("{\"schema\":1,\"drivers\":[\"nvidia\"],\"vendors\":[],\"classes\":[],\"numa_nodes\":[]}\n",
 		     "policy --json: the default (empty list = any)",
 		     json_policy(f, &def));
-	RENDER_CHECK("{\"drivers\":[\"nvidia\",\"nouveau\"],\"vendors\":[\"10de\",\"1002\"],\"classes\":[\"03\",\"0302\"],\"numa_nodes\":[0,1]}\n",
+	RENDER_CHECK("{\"schema\":1,\"drivers\":[\"nvidia\",\"nouveau\"],\"vendors\":[\"10de\",\"1002\"],\"classes\":[\"03\",\"0302\"],\"numa_nodes\":[0,1]}\n",
 		     "policy --json: lists as arrays, nodes as numbers",
 		     json_policy(f, &set));
 	RENDER(out, json_policy(f, &set));

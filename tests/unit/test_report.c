@@ -592,14 +592,16 @@ static void test_json(void)
 	report_build(&r, NULL, devs, 4, links, 4);
 	RENDER(out, json_status(f, links, 4, &r));
 	json_ok(out, "status --json");
-	/* The cells of the text matrix, in the same order. */
+	/* The cells of the text matrix, in the same order, by name. */
 	for (i = 0; i < r.ndevs; i++)
 		for (k = 0; k < r.ndevs; k++)
 			n += snprintf(cells + n, sizeof(cells) - n, "%s%s->%s=%s",
 				      n ? " " : "", r.devs[i], r.devs[k],
-				      p2p_cell_code(report_cell(&r, i, k)));
+				      p2p_cell_name(report_cell(&r, i, k)));
 	json_fact(out, "\" \".join(a + \"=\" + b for a, b in d[\"matrix\"][\"cells\"].items())",
 		  cells, "status --json: the matrix cells of the text");
+	tap_ok(strstr(out, "\"cells\":{\"" A "->" A "\":\"self\",\"" A "->" B "\":\"mapped\",") != NULL,
+	       "status --json: cells by name (X is self, OK mapped)");
 	json_fact(out, "[(l[\"initiator\"][-4:], l[\"target\"][-4:], l[\"state\"], l[\"reason\"], l[\"faults\"], l[\"faults_lower_bound\"]) for l in d[\"links\"]]",
 		  "[('10.0', '11.0', 'mapped', None, 0, False), ('11.0', '10.0', 'mapped', None, 3, True), "
 		  "('10.0', '12.0', 'pending', 'target unbound', 0, False), ('12.0', '10.0', 'error', 'target BAR0 overlaps an IOVA', 0, False)]",
@@ -616,7 +618,7 @@ static void test_json(void)
 
 	report_build(&r, NULL, devs, 0, links, 0);
 	RENDER(out, json_status(f, links, 0, &r));
-	tap_ok(!strcmp(out, "{\"links\":[],\"pair_faults\":[],\"matrix\":null,\"verdict\":null}\n"),
+	tap_ok(!strcmp(out, "{\"schema\":1,\"links\":[],\"pair_faults\":[],\"matrix\":null,\"verdict\":null}\n"),
 	       "status --json without links");
 	free(out);
 	report_free(&r);
@@ -633,7 +635,7 @@ static void test_json(void)
 
 	RENDER(out, json_info(f, &info));
 	json_ok(out, "info --json");
-	tap_ok(!strcmp(out, "{\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null,\"windows_reserved_bytes\":null,\"param_errors\":null,\"param_error\":null}\n"),
+	tap_ok(!strcmp(out, "{\"schema\":1,\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null,\"windows_reserved_bytes\":null,\"param_errors\":null,\"param_error\":null}\n"),
 	       "info --json");
 	free(out);
 
@@ -646,7 +648,7 @@ static void test_json(void)
 	ev.fault.f.last_addr = 0xfe500000;
 	RENDER(out, json_event(f, &ev));
 	json_ok(out, "monitor --json: fault");
-	tap_ok(!strcmp(out, "{\"event\":\"fault\",\"initiator\":\"" A "\",\"target\":null,"
+	tap_ok(!strcmp(out, "{\"schema\":1,\"event\":\"fault\",\"initiator\":\"" A "\",\"target\":null,"
 		       "\"new\":3,\"total\":5,\"lower_bound\":true,"
 		       "\"last_addr\":\"0xfe500000\",\"last_write\":false,"
 		       "\"time\":null,\"time_ns\":null}\n"),
@@ -656,7 +658,7 @@ static void test_json(void)
 	ev.link = mklink(A, B, P2PMAP_LINK_ERROR);
 	strcpy(ev.link.reason, "a \"quoted\" reason");
 	RENDER(out, json_event(f, &ev));
-	tap_ok(!strcmp(out, "{\"event\":\"link\",\"initiator\":\"" A "\",\"target\":\"" B "\","
+	tap_ok(!strcmp(out, "{\"schema\":1,\"event\":\"link\",\"initiator\":\"" A "\",\"target\":\"" B "\","
 		       "\"state\":\"error\",\"reason\":\"a \\\"quoted\\\" reason\","
 		       "\"time\":null,\"time_ns\":null}\n"),
 	       "monitor --json: link event");
@@ -664,21 +666,21 @@ static void test_json(void)
 	ev.cmd = P2PMAP_CMD_DEV_ADD_NTF;
 	strcpy(ev.dev.addr, A);
 	RENDER(out, json_event(f, &ev));
-	tap_ok(!strcmp(out, "{\"event\":\"dev-add\",\"address\":\"" A "\",\"driver\":null,"
+	tap_ok(!strcmp(out, "{\"schema\":1,\"event\":\"dev_add\",\"address\":\"" A "\",\"driver\":null,"
 		       "\"time\":null,\"time_ns\":null}\n"),
-	       "monitor --json: dev-add event");
+	       "monitor --json: dev_add event");
 	free(out);
 	ev.cmd = P2PMAP_CMD_DEV_DEL_NTF;
 	RENDER(out, json_event(f, &ev));
-	tap_ok(!strcmp(out, "{\"event\":\"dev-del\",\"address\":\"" A "\","
+	tap_ok(!strcmp(out, "{\"schema\":1,\"event\":\"dev_del\",\"address\":\"" A "\","
 		       "\"time\":null,\"time_ns\":null}\n"),
-	       "monitor --json: dev-del event");
+	       "monitor --json: dev_del event");
 	free(out);
 	ev.cmd = P2PMAP_CMD_LINK_DEL_NTF;
 	RENDER(out, json_event(f, &ev));
-	tap_ok(!strcmp(out, "{\"event\":\"link-del\",\"initiator\":\"" A "\",\"target\":\"" B "\","
+	tap_ok(!strcmp(out, "{\"schema\":1,\"event\":\"link_del\",\"initiator\":\"" A "\",\"target\":\"" B "\","
 		       "\"time\":null,\"time_ns\":null}\n"),
-	       "monitor --json: link-del event");
+	       "monitor --json: link_del event");
 	free(out);
 
 	/* monitor stamps each event when it arrives: text prefix, JSON keys. */

@@ -155,7 +155,7 @@ assert d["summary"] == {"directions": 12, "working": 6}, d["summary"]
 f = dirs[(0, 1)]
 assert f["verdict"] == "faulted" and f["faults_before"] == 0 \
     and f["faults_after"] == 3 and f["cuda_error"] is None
-assert f["write"]["verdict"] == "faulted" and f["read"]["verdict"] == "wrong data"
+assert f["write"]["verdict"] == "faulted" and f["read"]["verdict"] == "wrong_data"
 assert f["read"]["faults_after"] == 0
 assert f["from_pci"] == "0000:01:00.0" and f["to_pci"] == "0000:41:00.0"
 e = dirs[(2, 1)]
@@ -163,8 +163,8 @@ assert e["verdict"] == "error" and e["cuda_code"] == 700
 assert e["cuda_call"] == "cuMemcpyPeerAsync"
 assert e["cuda_error"].endswith("an illegal memory access was encountered")
 assert dirs[(3, 2)]["verdict"] == "hung" and dirs[(3, 2)]["write"]["verdict"] == "works"
-assert dirs[(0, 2)]["verdict"] == "peer access refused"
-assert dirs[(1, 0)]["verdict"] == "wrong data"
+assert dirs[(0, 2)]["verdict"] == "peer_access_refused"
+assert dirs[(1, 0)]["verdict"] == "wrong_data"
 assert dirs[(1, 2)]["verdict"] == "works" and dirs[(1, 2)]["faults_after"] == 0
 assert d["vllm_cache"] is None and d["sglang_cache"] is None
 assert d["device_order"] == "FASTEST_FIRST"
@@ -314,7 +314,7 @@ run dev5 verify --devices 0,5
 run dev5j verify --devices 0,5 --json
 [ "$(cat "$tmp/dev5.rc")" = 2 ] && grep -qxF "p2pmap verify: no CUDA device 5 (4 present)" "$tmp/dev5.err" &&
 	[ "$(cat "$tmp/dev5j.rc")" = 2 ] &&
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d == {"error": "p2pmap verify: no CUDA device 5 (4 present)", "exit_code": 2, "directions": []}, d' "$tmp/dev5j.out"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d == {"schema": 1, "error": "p2pmap verify: no CUDA device 5 (4 present)", "exit_code": 2, "directions": []}, d' "$tmp/dev5j.out"
 tap $? "verify --devices 0,5 of 4 GPUs: exit 2, the device named (--json: exit_code 2)"
 
 # --bandwidth: timed with CUDA events on the stub's clock (a direct peer
@@ -435,5 +435,11 @@ done < <(sed -n 's/^warn  log\.\([0-9a-f:.]*\)>\([0-9a-f:.]*\): .*/\1>\2/p' \
 	 "$top/tests/doctor/before.want")
 [ "$rc" = 0 ] && [ "$n" = 3 ]
 tap $? "... the $n directions that faulted in doctor's log before p2pmap now work"
+
+# Every --json document above, results and failures: "schema": 1 first,
+# each string field and enum value as user/JSON.md lists it (verdicts in
+# snake_case: peer_access_refused, wrong_data).
+python3 "$top/tests/unit/json_lint.py" verify "$tmp"/{json,order2,nofilejson,dev5j,bwok,nobw,nodev-j,usage-j,range-j,onedevj}.out
+tap $? "every --json document: \"schema\": 1 first, fields and enum values as JSON.md lists them"
 
 tap_done

@@ -43,7 +43,7 @@ static void print_json(const struct doctor_report *r)
 	size_t i;
 
 	json_init(&j, stdout);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	json_key(&j, "checks");
 	json_arr_begin(&j);
 	for (i = 0; i < r->n; i++) {
@@ -51,7 +51,7 @@ static void print_json(const struct doctor_report *r)
 		json_key(&j, "name");
 		json_str(&j, r->c[i].name);
 		json_key(&j, "level");
-		json_str(&j, doctor_level_name(r->c[i].level));
+		json_enum(&j, doctor_level_name(r->c[i].level));
 		json_key(&j, "blocking");
 		json_bool(&j, r->c[i].blocking);
 		json_key(&j, "evidence");

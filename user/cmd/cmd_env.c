@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "format.h"
 #include "json.h"
 #include "link_sysfs.h"
 #include "pciaddr.h"
@@ -264,6 +265,17 @@ static void print_text(const struct env_plan *pl, enum env_format fmt)
 	printf("# SGLang runs its own P2P test by default (SGLANG_SKIP_P2P_CHECK unset): nothing to set\n");
 }
 
+/* A link state from /sys as status --json names it: "unknown" if new. */
+static const char *state_name(const char *sysfs)
+{
+	uint32_t s;
+
+	for (s = P2PMAP_LINK_PENDING; s <= P2PMAP_LINK_ERROR; s++)
+		if (!strcmp(sysfs, format_link_state(s)))
+			return sysfs;
+	return "unknown";
+}
+
 static void print_json(const struct env_plan *pl)
 {
 	const struct env_dir *d;
@@ -271,7 +283,7 @@ static void print_json(const struct env_plan *pl)
 	size_t i;
 
 	json_init(&j, stdout);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	json_key(&j, "verify");
 	json_str(&j, pl->verify_path);
 	json_key(&j, "module_loaded");
@@ -307,7 +319,8 @@ static void print_json(const struct env_plan *pl)
 		json_key(&j, "usable");
 		json_bool(&j, d->usable);
 		json_key(&j, "link_state");
-		json_str(&j, d->link.exists ? d->link.state : NULL);
+		json_enum(&j, d->link.exists ? state_name(d->link.state) :
+			  NULL);
 		json_key_u64_or_null(&j, "faults",
 				     d->link.exists && d->link.has_faults,
 				     d->link.faults);

@@ -120,7 +120,7 @@ static void print_json(const struct nccl_log *log, const struct finding *fd,
 	size_t i, k;
 
 	json_init(&j, stdout);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	json_key(&j, "nccl_version");
 	json_str_or_null(&j, log->version);
 	json_key(&j, "nranks");
@@ -157,7 +157,7 @@ static void print_json(const struct nccl_log *log, const struct finding *fd,
 		json_key(&j, "channels");
 		json_u64(&j, p->channels);
 		json_key(&j, "verify");
-		json_str(&j, fd[i].fwd);
+		json_enum(&j, fd[i].fwd);	/* its text's words */
 		json_key(&j, "flag");
 		json_str(&j, fd[i].flag);
 		json_obj_end(&j);

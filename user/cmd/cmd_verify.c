@@ -168,7 +168,7 @@ static int json_failure(int code)
 	struct json j;
 
 	json_init(&j, stdout);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	json_key(&j, "error");
 	json_str(&j, verify_error[0] ? verify_error : "verify failed");
 	json_key(&j, "exit_code");

@@ -54,7 +54,7 @@ void json_list(FILE *f, const struct list_entry *e, size_t n)
 	unsigned int b;
 
 	json_init(&j, f);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	json_key(&j, "devices");
 	json_arr_begin(&j);
 	for (i = 0; i < n; i++) {
@@ -138,7 +138,7 @@ void json_status(FILE *f, const struct p2pmap_link *links, size_t n,
 	unsigned int g;
 
 	json_init(&j, f);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	json_key(&j, "links");
 	json_arr_begin(&j);
 	for (i = 0; i < n; i++) {
@@ -148,7 +148,8 @@ void json_status(FILE *f, const struct p2pmap_link *links, size_t n,
 		key_str(&j, "initiator", l->initiator);
 		key_str(&j, "target", l->target);
 		json_key(&j, "state");
-		json_str(&j, l->has_state ? format_link_state(l->state) : NULL);
+		json_enum(&j, l->has_state ? format_link_state(l->state) :
+			  NULL);
 		json_key(&j, "reason");
 		json_str_or_null(&j, l->reason);
 		json_key(&j, "mapped_bytes");
@@ -214,8 +215,9 @@ void json_status(FILE *f, const struct p2pmap_link *links, size_t n,
 			for (k = 0; k < r->ndevs; k++) {
 				snprintf(key, sizeof(key), "%s->%s",
 					 r->devs[i], r->devs[k]);
-				key_str(&j, key,
-					p2p_cell_code(report_cell(r, i, k)));
+				json_key(&j, key);
+				json_enum(&j,
+					  p2p_cell_name(report_cell(r, i, k)));
 			}
 		}
 		json_obj_end(&j);
@@ -243,7 +245,7 @@ void json_faults(FILE *f, const struct p2pmap_dev *devs, size_t n)
 	unsigned int p;
 
 	json_init(&j, f);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	json_key(&j, "devices");
 	json_arr_begin(&j);
 	for (i = 0; i < n; i++) {
@@ -296,35 +298,36 @@ bool json_event(FILE *f, const struct p2pmap_event *ev)
 	json_init(&j, f);
 	switch (ev->cmd) {
 	case P2PMAP_CMD_DEV_ADD_NTF:
-		json_obj_begin(&j);
-		key_str(&j, "event", "dev-add");
+		json_doc_begin(&j);
+		key_str(&j, "event", "dev_add");
 		key_str(&j, "address", ev->dev.addr);
 		json_key(&j, "driver");
 		json_str_or_null(&j, ev->dev.driver);
 		break;
 	case P2PMAP_CMD_DEV_DEL_NTF:
-		json_obj_begin(&j);
-		key_str(&j, "event", "dev-del");
+		json_doc_begin(&j);
+		key_str(&j, "event", "dev_del");
 		key_str(&j, "address", ev->dev.addr);
 		break;
 	case P2PMAP_CMD_LINK_NTF:
-		json_obj_begin(&j);
+		json_doc_begin(&j);
 		key_str(&j, "event", "link");
 		key_str(&j, "initiator", ev->link.initiator);
 		key_str(&j, "target", ev->link.target);
-		key_str(&j, "state", ev->link.has_state ?
-			format_link_state(ev->link.state) : "unknown");
+		json_key(&j, "state");
+		json_enum(&j, ev->link.has_state ?
+			  format_link_state(ev->link.state) : "unknown");
 		json_key(&j, "reason");
 		json_str_or_null(&j, ev->link.reason);
 		break;
 	case P2PMAP_CMD_LINK_DEL_NTF:
-		json_obj_begin(&j);
-		key_str(&j, "event", "link-del");
+		json_doc_begin(&j);
+		key_str(&j, "event", "link_del");
 		key_str(&j, "initiator", ev->link.initiator);
 		key_str(&j, "target", ev->link.target);
 		break;
 	case P2PMAP_CMD_FAULT_NTF:
-		json_obj_begin(&j);
+		json_doc_begin(&j);
 		key_str(&j, "event", "fault");
 		key_str(&j, "initiator", n->initiator);
 		json_key(&j, "target");
@@ -365,7 +368,7 @@ void json_info(FILE *f, const struct p2pmap_info *info)
 	struct json j;
 
 	json_init(&j, f);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	json_key(&j, "version");
 	json_str_or_null(&j, info->version);
 	json_key(&j, "fault_sources");
@@ -438,7 +441,7 @@ void json_policy(FILE *f, const struct p2pmap_policy *p)
 	struct json j;
 
 	json_init(&j, f);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	key_list(&j, "drivers", p->drivers, false);
 	key_list(&j, "vendors", p->vendors, false);
 	key_list(&j, "classes", p->classes, false);

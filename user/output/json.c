@@ -45,6 +45,13 @@ void json_obj_end(struct json *j) { close_(j, '}'); }
 void json_arr_begin(struct json *j) { open_(j, '['); }
 void json_arr_end(struct json *j) { close_(j, ']'); }
 
+void json_doc_begin(struct json *j)
+{
+	json_obj_begin(j);
+	json_key(j, "schema");
+	json_u64(j, P2PMAP_JSON_SCHEMA);
+}
+
 /* Length of the valid UTF-8 sequence at @s, or 0. */
 static int utf8_len(const unsigned char *s)
 {
@@ -147,6 +154,25 @@ void json_str(struct json *j, const char *s)
 void json_str_or_null(struct json *j, const char *s)
 {
 	json_str(j, s && s[0] ? s : NULL);
+}
+
+void json_enum(struct json *j, const char *s)
+{
+	if (!s || !s[0]) {
+		json_null(j);
+		return;
+	}
+	sep(j);
+	fputc('"', j->f);
+	for (; *s; s++) {
+		if (*s >= 'A' && *s <= 'Z')
+			fputc(*s - 'A' + 'a', j->f);
+		else if ((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9'))
+			fputc(*s, j->f);
+		else
+			fputc('_', j->f);
+	}
+	fputc('"', j->f);
 }
 
 void json_u64(struct json *j, uint64_t v)

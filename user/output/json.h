@@ -13,6 +13,14 @@
 
 #define JSON_MAX_DEPTH	16
 
+/*
+ * The "schema" every document carries as its first key (JSON.md): bumped
+ * on an incompatible change (a key removed or renamed, a value's type or
+ * meaning changed, an enum value renamed); added keys or enum values do
+ * not bump it.
+ */
+#define P2PMAP_JSON_SCHEMA	1
+
 struct json {
 	FILE *f;
 	unsigned int depth;
@@ -23,6 +31,8 @@ struct json {
 void json_init(struct json *j, FILE *f);
 
 void json_obj_begin(struct json *j);
+/* A document's top-level object, opened with "schema": P2PMAP_JSON_SCHEMA. */
+void json_doc_begin(struct json *j);
 void json_obj_end(struct json *j);
 void json_arr_begin(struct json *j);
 void json_arr_end(struct json *j);
@@ -34,6 +44,13 @@ void json_key(struct json *j, const char *key);
 void json_str(struct json *j, const char *s);
 /* As json_str(), but "" writes null too. */
 void json_str_or_null(struct json *j, const char *s);
+/*
+ * An enum value (one of a fixed set, JSON.md), in snake_case: the text's
+ * words with A-Z lowered and anything but a-z, 0-9 and _ as _ ("peer
+ * access refused" -> "peer_access_refused", "dev-add" -> "dev_add").
+ * NULL or "" writes null.
+ */
+void json_enum(struct json *j, const char *s);
 void json_u64(struct json *j, uint64_t v);
 void json_s64(struct json *j, int64_t v);
 void json_bool(struct json *j, bool v);

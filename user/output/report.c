@@ -27,6 +27,25 @@ const char *p2p_cell_code(enum p2p_cell cell)
 	return "?";
 }
 
+const char *p2p_cell_name(enum p2p_cell cell)
+{
+	static const char * const names[] = {
+		[P2P_CELL_SELF] = "self",
+		[P2P_CELL_NONE] = "none",
+		[P2P_CELL_OK] = "mapped",
+		[P2P_CELL_NATIVE] = "native",
+		[P2P_CELL_PENDING] = "pending",
+		[P2P_CELL_BLOCKED] = "blocked",
+		[P2P_CELL_ERROR] = "error",
+		[P2P_CELL_UNKNOWN] = "unknown",
+		[P2P_CELL_FAULT] = "faulted",
+	};
+
+	if ((unsigned int)cell < sizeof(names) / sizeof(names[0]))
+		return names[cell];
+	return "unknown";
+}
+
 enum p2p_cell p2p_cell_rule(bool self, const struct p2pmap_link *link,
 			    uint64_t faults)
 {

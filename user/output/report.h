@@ -27,6 +27,8 @@ enum p2p_cell {
 
 /* The short code of a cell: "X", "--", "OK", ... */
 const char *p2p_cell_code(enum p2p_cell cell);
+/* Its name in status --json: "self", "none", "mapped", ... (JSON.md) */
+const char *p2p_cell_name(enum p2p_cell cell);
 
 /*
  * The cell rule.  @link is the initiator -> target link or NULL, @faults

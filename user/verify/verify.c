@@ -464,7 +464,7 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 	int op;
 
 	json_init(&j, f);
-	json_obj_begin(&j);
+	json_doc_begin(&j);
 	json_key(&j, "directions");
 	json_arr_begin(&j);
 	for (i = 0; i < n; i++) {
@@ -478,7 +478,7 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 		json_key(&j, "to_pci");
 		json_str(&j, r[i].to->pci);
 		json_key(&j, "verdict");
-		json_str(&j, verify_verdict_name(r[i].verdict));
+		json_enum(&j, verify_verdict_name(r[i].verdict));
 		/* Before write/read existed: the deciding operation's. */
 		json_op_fields(&j, deciding(&r[i]));
 		json_bw(&j, &r[i]);
@@ -486,7 +486,7 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 			json_key(&j, verify_op_name(op));
 			json_obj_begin(&j);
 			json_key(&j, "verdict");
-			json_str(&j, verify_verdict_name(r[i].op[op].verdict));
+			json_enum(&j, verify_verdict_name(r[i].op[op].verdict));
 			json_op_fields(&j, &r[i].op[op]);
 			json_obj_end(&j);
 		}
