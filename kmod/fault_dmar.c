@@ -3,25 +3,21 @@
  * Fault source 2, for Intel VT-d, which fires no io_page_fault tracepoint:
  * the DMA fault lines the VT-d driver logs,
  *	DMAR: [DMA Read NO_PASID] Request device [00:13.0] fault addr 0x... ...
- * seen through the printk "console" tracepoint (every stored message passes
- * it).  That tracepoint is not exported to modules, so it is looked up by
- * name.  The VT-d driver logs a fault only when its log rate limit (10
- * lines per 5 s) lets it through and clears the others unread: these counts
- * are lower bounds, and are marked so.
+ * seen through the printk console probe (fault_console.c, which also
+ * decides whether a line may come from the driver at all).  The VT-d
+ * driver logs a fault only when its log rate limit (10 lines per 5 s) lets
+ * it through and clears the others unread: these counts are lower bounds,
+ * and are marked so.
  */
 #include <linux/module.h>
-#include <linux/preempt.h>
-#include <linux/tracepoint.h>
 #include "p2pmap.h"
 
-static bool dmar_log = true;
-module_param_cb(dmar_log, &p2pmap_param_ops_bool, &dmar_log, 0444);
+bool p2pmap_dmar_log = true;
+module_param_cb(dmar_log, &p2pmap_param_ops_bool, &p2pmap_dmar_log, 0444);
 MODULE_PARM_DESC(dmar_log,
 		 "count VT-d faults from the kernel's DMAR fault log (lower bounds)");
 
 #define P2PMAP_DMAR_PREFIX	"DMAR: [DMA "
-
-static struct tracepoint *p2pmap_console_tp;
 
 /*
  * "DMAR: [DMA Read NO_PASID] Request device [bb:dd.f] fault addr 0xADDR"
@@ -58,7 +54,8 @@ static int p2pmap_dmar_parse(const char *line, bool *write, u16 *sid,
 	return 0;
 }
 
-static void p2pmap_console_probe(void *data, const char *text, size_t len)
+/* A console line (@len bytes, not NUL-terminated): count it if it is one. */
+void p2pmap_fault_dmar_line(const char *text, size_t len)
 {
 	char line[128];
 	struct p2pmap_dev *init;
@@ -66,7 +63,7 @@ static void p2pmap_console_probe(void *data, const char *text, size_t len)
 	u16 sid;
 	u64 addr;
 
-	if (in_nmi() || len < strlen(P2PMAP_DMAR_PREFIX) ||
+	if (len < strlen(P2PMAP_DMAR_PREFIX) ||
 	    strncmp(text, P2PMAP_DMAR_PREFIX, strlen(P2PMAP_DMAR_PREFIX)))
 		return;
 	len = min(len, sizeof(line) - 1);
@@ -79,35 +76,4 @@ static void p2pmap_console_probe(void *data, const char *text, size_t len)
 	if (init)
 		p2pmap_fault_account(init, addr, write, P2PMAP_FAULT_SRC_DMAR);
 	rcu_read_unlock();
-}
-
-static void p2pmap_find_console_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "console"))
-		p2pmap_console_tp = tp;
-}
-
-int p2pmap_fault_dmar_register(void)
-{
-	int err;
-
-	if (!dmar_log)
-		return -EPERM;
-	for_each_kernel_tracepoint(p2pmap_find_console_tp, NULL);
-	if (!p2pmap_console_tp) {
-		pr_info("printk console tracepoint not found: no VT-d fault counts\n");
-		return -ENOENT;
-	}
-	err = tracepoint_probe_register(p2pmap_console_tp,
-					p2pmap_console_probe, NULL);
-	if (err)
-		pr_info("VT-d fault log probe unavailable (%d)\n", err);
-	return err;
-}
-
-void p2pmap_fault_dmar_unregister(void)
-{
-	tracepoint_probe_unregister(p2pmap_console_tp, p2pmap_console_probe,
-				    NULL);
-	tracepoint_synchronize_unregister();
 }

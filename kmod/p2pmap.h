@@ -56,6 +56,21 @@ struct p2pmap_peer_faults {
 #define P2PMAP_PEER_SLOTS	16
 
 /*
+ * The last fault the io_page_fault tracepoint counted for an initiator,
+ * kept until the AMD-Vi log line of the same fault claims it (fault.c:
+ * one fault, counted once).  @state says who may touch the fields: taken
+ * with a cmpxchg and never waited for (a probe that finds it busy goes
+ * without), so the probes stay lock-free.
+ */
+struct p2pmap_fault_tp_last {
+	atomic_t state;		/* empty, busy or full (fault.c) */
+	bool write;
+	u64 addr;
+	u64 time;		/* ns, ktime_get_mono_fast_ns() */
+	unsigned long task;	/* the reporting task: compared, never used */
+};
+
+/*
  * A PCI function p2pmap tracks; lives from ADD_DEVICE to DEL_DEVICE.  Freed
  * through its kobject (sysfs) and then RCU (the fault probes look it up).
  */
@@ -83,6 +98,7 @@ struct p2pmap_dev {
 	struct p2pmap_fault_count other;	/* ... not into a tracked BAR */
 	struct p2pmap_peer_faults peers[P2PMAP_PEER_SLOTS];
 	atomic64_t peers_lost;			/* faults no slot was free for */
+	struct p2pmap_fault_tp_last tp_last;	/* for the AMD-Vi log */
 };
 
 /*
@@ -227,6 +243,9 @@ void p2pmap_iova_release(struct iommu_domain *domain, struct iova *resv);
 /* fault.c: counting IOMMU faults */
 void p2pmap_fault_account(struct p2pmap_dev *init, u64 addr, bool write,
 			  u32 source);
+void p2pmap_fault_mark(struct p2pmap_dev *init, u64 addr, u32 source);
+void p2pmap_fault_tp_note(struct p2pmap_dev *init, u64 addr, bool write);
+bool p2pmap_fault_tp_claim(struct p2pmap_dev *init, u64 addr, bool write);
 struct p2pmap_peer_faults *p2pmap_peer_find(struct p2pmap_dev *init,
 					    u32 target_id);
 void p2pmap_faults_reset(struct p2pmap_dev *dev);
@@ -246,11 +265,23 @@ struct p2pmap_dev *p2pmap_fault_index_sid(u16 source_id);
 struct p2pmap_dev *p2pmap_fault_index_bar(u64 addr);
 struct p2pmap_dev *p2pmap_fault_index_addr(const char *addr);
 
-/* fault_tracepoint.c, fault_dmar.c: the two fault sources */
+/* fault_tracepoint.c: the io_page_fault tracepoint */
 int p2pmap_fault_tp_register(void);
 void p2pmap_fault_tp_unregister(void);
-int p2pmap_fault_dmar_register(void);
-void p2pmap_fault_dmar_unregister(void);
+
+/* fault_console.c: the printk console probe, for the fault-log parsers */
+u32 p2pmap_fault_console_register(void);
+void p2pmap_fault_console_unregister(void);
+
+/*
+ * fault_dmar.c, fault_amdvi.c: the VT-d and AMD-Vi fault-log lines, from
+ * the console probe (in a context it trusts: see fault_console.c).
+ */
+extern bool p2pmap_dmar_log;
+extern bool p2pmap_amdvi_log;
+void p2pmap_fault_dmar_line(const char *text, size_t len);
+void p2pmap_fault_amdvi_line(const char *text, size_t len);
+u64 p2pmap_fault_amdvi_rejected(void);
 
 /* events.c: multicast notifications */
 extern bool p2pmap_events_on;

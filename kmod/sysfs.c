@@ -12,13 +12,19 @@
 
 static struct kobject *p2pmap_kobj, *p2pmap_devs_kobj, *p2pmap_links_kobj;
 
+/* The P2PMAP_FAULT_SRC_* bits of @src by name, space-separated. */
 static ssize_t p2pmap_emit_sources(char *buf, u32 src)
 {
-	return sysfs_emit(buf, "%s%s%s\n",
-			  src & P2PMAP_FAULT_SRC_TRACEPOINT ? "tracepoint" : "",
-			  (src & P2PMAP_FAULT_SRC_TRACEPOINT) &&
-			  (src & P2PMAP_FAULT_SRC_DMAR) ? " " : "",
-			  src & P2PMAP_FAULT_SRC_DMAR ? "dmar" : "");
+	static const char * const names[] = {
+		"tracepoint", "dmar", "amdvi-log",
+	};
+	int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (src & BIT(i))
+			n += sysfs_emit_at(buf, n, "%s%s", n ? " " : "",
+					   names[i]);
+	return n + sysfs_emit_at(buf, n, "\n");
 }
 
 /* ---- /sys/kernel/p2pmap/{version,fault_sources} */

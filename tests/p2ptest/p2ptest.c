@@ -29,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #define EDU_VENDOR		0x1234
 #define EDU_DEVICE		0x11e8
@@ -601,6 +602,126 @@ static int p2p_cmd_fault(char **argv)
 	}
 	scnprintf(p2p_result, sizeof(p2p_result), "reported=%u\n", count);
 	return 0;
+}
+
+/*
+ * The AMD-Vi driver's fault-log lines (tests/guest/faults.sh), printed as
+ * amd_iommu_report_page_fault() prints them (drivers/iommu/amd/iommu.c):
+ * same format strings, same prefixes, from a kernel thread (the driver
+ * prints from its IRQ thread; here a kworker: the work is queued and
+ * waited for), without its rate limits.
+ *
+ * amdvi DEV ADDR COUNT read|write [tp]: COUNT times the line for an IO page
+ *	fault of DEV (any PCI function) at ADDR, through pci_err() on DEV:
+ *	"DRIVER DEV: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0000
+ *	address=0x... flags=0x0000]", flags 0x0020 (EVENT_FLAG_RW) for a
+ *	write.  With "tp" each line follows a report_iommu_fault() of the
+ *	same fault, in the same thread, as the driver does for a DMA fault
+ *	(DEV must be bound to p2ptest then).  "printed=N"
+ * amdvi-unknown DDDD:BB:DD.F ADDR COUNT read|write: the line for a device
+ *	the driver does not know: "AMD-Vi: Event logged [IO_PAGE_FAULT
+ *	device=DDDD:BB:DD.F domain=0x0000 address=0x... flags=0x....]".  The
+ *	address need not name a device.  "printed=N"
+ */
+#define P2P_AMDVI_RW		0x020	/* EVENT_FLAG_RW, amd_iommu_types.h */
+#define P2P_AMDVI_MAX		10000
+
+struct p2p_amdvi {
+	struct work_struct work;
+	struct pci_dev *pdev;		/* NULL: the unknown-device form */
+	struct iommu_domain *dom;	/* report_iommu_fault() first */
+	unsigned int seg, bus, slot, fn;
+	u64 addr;
+	u32 count;
+	bool write;
+};
+
+/* The driver's pr_fmt and dev_fmt, for its lines byte for byte. */
+#undef pr_fmt
+#undef dev_fmt
+#define pr_fmt(fmt) "AMD-Vi: " fmt
+#define dev_fmt(fmt) pr_fmt(fmt)
+
+static void p2p_amdvi_work(struct work_struct *work)
+{
+	struct p2p_amdvi *a = container_of(work, struct p2p_amdvi, work);
+	int flags = a->write ? P2P_AMDVI_RW : 0;
+	u32 i;
+
+	for (i = 0; i < a->count; i++) {
+		if (!a->pdev) {
+			pr_err("Event logged [IO_PAGE_FAULT device=%04x:%02x:%02x.%x domain=0x%04x address=0x%llx flags=0x%04x]\n",
+			       a->seg, a->bus, a->slot, a->fn, 0, a->addr,
+			       flags);
+			continue;
+		}
+		if (a->dom)
+			report_iommu_fault(a->dom, &a->pdev->dev, a->addr,
+					   a->write ? IOMMU_FAULT_WRITE :
+						      IOMMU_FAULT_READ);
+		pci_err(a->pdev, "Event logged [IO_PAGE_FAULT domain=0x%04x address=0x%llx flags=0x%04x]\n",
+			0, a->addr, flags);
+	}
+}
+
+#undef dev_fmt
+#undef pr_fmt
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define dev_fmt(fmt) fmt
+
+static int p2p_amdvi_print(struct p2p_amdvi *a, char **argv)
+{
+	if (kstrtou64(argv[2], 0, &a->addr) ||
+	    kstrtou32(argv[3], 0, &a->count) || !a->count ||
+	    a->count > P2P_AMDVI_MAX)
+		return -EINVAL;
+	if (!strcmp(argv[4], "write"))
+		a->write = true;
+	else if (strcmp(argv[4], "read"))
+		return -EINVAL;
+	INIT_WORK_ONSTACK(&a->work, p2p_amdvi_work);
+	schedule_work(&a->work);
+	flush_work(&a->work);
+	destroy_work_on_stack(&a->work);
+	scnprintf(p2p_result, sizeof(p2p_result), "printed=%u\n", a->count);
+	return 0;
+}
+
+static int p2p_cmd_amdvi(int argc, char **argv)
+{
+	struct pci_dev *pdev = p2p_get_pdev(argv[1]);
+	struct p2p_amdvi a = { .pdev = pdev };
+	int ret = -EINVAL;
+
+	if (IS_ERR_OR_NULL(pdev))
+		return pdev ? PTR_ERR(pdev) : -ENODEV;
+	if (argc == 6) {
+		if (strcmp(argv[5], "tp"))
+			goto out;
+		ret = -ENODEV;
+		/* Bound to p2ptest: its domain stays while we use it. */
+		if (!p2p_find_dev(pdev))
+			goto out;
+		a.dom = iommu_get_domain_for_dev(&pdev->dev);
+		if (!a.dom)
+			goto out;
+	}
+	ret = p2p_amdvi_print(&a, argv);
+out:
+	pci_dev_put(pdev);
+	return ret;
+}
+
+static int p2p_cmd_amdvi_unknown(char **argv)
+{
+	struct p2p_amdvi a = { };
+	char c;
+
+	if (sscanf(argv[1], "%x:%x:%x.%x%c", &a.seg, &a.bus, &a.slot, &a.fn,
+		   &c) != 4 || a.seg > 0xffff || a.bus > 0xff ||
+	    a.slot > 0x1f || a.fn > 7)
+		return -EINVAL;
+	return p2p_amdvi_print(&a, argv);
 }
 
 /*
@@ -1262,6 +1383,10 @@ static int p2p_run(char *line)
 		return p2p_cmd_devices();
 	if (!strcmp(argv[0], "fault") && argc == 5)
 		return p2p_cmd_fault(argv);
+	if (!strcmp(argv[0], "amdvi") && (argc == 5 || argc == 6))
+		return p2p_cmd_amdvi(argc, argv);
+	if (!strcmp(argv[0], "amdvi-unknown") && argc == 5)
+		return p2p_cmd_amdvi_unknown(argv);
 	if (!strcmp(argv[0], "dmawrite") && argc == 4)
 		return p2p_cmd_dmawrite(argv);
 	if (!strcmp(argv[0], "xlate") && argc == 3)

@@ -413,7 +413,7 @@ static void test_param_errors(void)
 
 static void test_lower_bound(void)
 {
-	char buf[FORMAT_COUNT_LEN];
+	char buf[FORMAT_COUNT_LEN], src[64];
 	struct p2pmap_event ev;
 
 	tap_ok(!strcmp(format_count(buf, sizeof(buf), 5,
@@ -428,6 +428,21 @@ static void test_lower_bound(void)
 	       "count from both sources is a lower bound");
 	tap_ok(!strcmp(format_count(buf, sizeof(buf), 0, 0), "0"),
 	       "count without sources");
+	tap_ok(!strcmp(format_count(buf, sizeof(buf), 5,
+				    P2PMAP_FAULT_SRC_AMDVI_LOG), ">=5"),
+	       "count from the AMD-Vi log alone is a lower bound");
+	tap_ok(!strcmp(format_count(buf, sizeof(buf), 5,
+				    P2PMAP_FAULT_SRC_TRACEPOINT |
+				    P2PMAP_FAULT_SRC_AMDVI_LOG), "5"),
+	       "count from the tracepoint and the AMD-Vi log is exact");
+	tap_ok(!strcmp(format_fault_sources(src, sizeof(src),
+					    P2PMAP_FAULT_SRC_AMDVI_LOG),
+		       "amdvi-log (lower bound)") &&
+	       !strcmp(format_fault_sources(src, sizeof(src),
+					    P2PMAP_FAULT_SRC_TRACEPOINT |
+					    P2PMAP_FAULT_SRC_AMDVI_LOG),
+		       "tracepoint, amdvi-log"),
+	       "sources: amdvi-log, a lower bound only without the tracepoint");
 
 	memset(&ev, 0, sizeof(ev));
 	ev.cmd = P2PMAP_CMD_FAULT_NTF;

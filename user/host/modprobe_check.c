@@ -36,7 +36,7 @@ struct state {
 	unsigned int list_line[NR_LISTS];
 	char *reserve;
 	unsigned int reserve_line;
-	bool dmar_log, skip_guard, unmap_short;
+	bool dmar_log, amdvi_log, skip_guard, unmap_short, no_tracepoint;
 };
 
 static void problem(struct state *st, unsigned int line, bool warning,
@@ -320,13 +320,19 @@ static void param(struct state *st, unsigned int line, char *name,
 		st->reserve_line = line;
 	} else if (!strcmp(name, "dmar_log")) {
 		set_bool(st, line, name, val, &st->dmar_log);
+	} else if (!strcmp(name, "amdvi_log")) {
+		set_bool(st, line, name, val, &st->amdvi_log);
 	} else if (!strcmp(name, "debug_skip_iova_guard") ||
-		   !strcmp(name, "debug_unmap_short")) {
+		   !strcmp(name, "debug_unmap_short") ||
+		   !strcmp(name, "debug_no_tracepoint")) {
 		problem(st, line, true,
 			"%s exists only in debug builds of the module (for tests): others ignore it",
 			name);
-		set_bool(st, line, name, val, name[6] == 's' ? &st->skip_guard :
-							     &st->unmap_short);
+		set_bool(st, line, name, val,
+			 !strcmp(name, "debug_skip_iova_guard") ?
+			 &st->skip_guard :
+			 !strcmp(name, "debug_unmap_short") ?
+			 &st->unmap_short : &st->no_tracepoint);
 	} else {
 		problem(st, line, false,
 			"unknown parameter \"%s\": the module ignores it", name);
@@ -440,6 +446,7 @@ int modprobe_check(FILE *in, const char *path, FILE *out,
 	st->out = out;
 	st->res = res;
 	st->dmar_log = true;
+	st->amdvi_log = true;
 	while ((n = getline(&buf, &cap, in)) >= 0) {
 		lineno++;
 		if (n && buf[n - 1] == '\n')

@@ -12,6 +12,19 @@
 #include <stdint.h>
 #include <linux/p2pmap.h>
 
+/*
+ * Is a fault count with these P2PMAP_FAULT_SRC_* bits (or the armed
+ * sources of "info") a lower bound?  The VT-d log's counts are; AMD-Vi's
+ * log counts are when the tracepoint, which AMD-Vi tells of every DMA
+ * fault, is not among them (the log is rate-limited per device).
+ */
+static inline bool fault_sources_lower_bound(uint32_t sources)
+{
+	return (sources & P2PMAP_FAULT_SRC_DMAR) ||
+	       ((sources & P2PMAP_FAULT_SRC_AMDVI_LOG) &&
+		!(sources & P2PMAP_FAULT_SRC_TRACEPOINT));
+}
+
 #define P2PMAP_NR_BARS		6
 #define P2PMAP_DRIVER_LEN	64
 #define P2PMAP_REASON_LEN	256

@@ -143,7 +143,7 @@ void format_link_result(FILE *f, const struct p2pmap_link *l)
 char *format_count(char *buf, size_t len, uint64_t count, uint32_t sources)
 {
 	snprintf(buf, len, "%s%" PRIu64,
-		 sources & P2PMAP_FAULT_SRC_DMAR ? ">=" : "", count);
+		 fault_sources_lower_bound(sources) ? ">=" : "", count);
 	return buf;
 }
 
@@ -203,7 +203,8 @@ char *format_fault_last(char *buf, size_t len, const struct p2pmap_fault *f)
 char *format_fault_sources(char *buf, size_t len, uint32_t sources)
 {
 	uint32_t rest = sources & ~(P2PMAP_FAULT_SRC_TRACEPOINT |
-				    P2PMAP_FAULT_SRC_DMAR);
+				    P2PMAP_FAULT_SRC_DMAR |
+				    P2PMAP_FAULT_SRC_AMDVI_LOG);
 	const char *sep = "";
 	size_t n = 0;
 
@@ -218,6 +219,12 @@ char *format_fault_sources(char *buf, size_t len, uint32_t sources)
 	}
 	if (n < len && (sources & P2PMAP_FAULT_SRC_DMAR)) {
 		n += snprintf(buf + n, len - n, "%sdmar (lower bound)", sep);
+		sep = ", ";
+	}
+	if (n < len && (sources & P2PMAP_FAULT_SRC_AMDVI_LOG)) {
+		n += snprintf(buf + n, len - n, "%samdvi-log%s", sep,
+			      fault_sources_lower_bound(sources) ?
+			      " (lower bound)" : "");
 		sep = ", ";
 	}
 	if (n < len && rest)

@@ -380,10 +380,12 @@ void json_info(FILE *f, const struct p2pmap_info *info)
 			json_str(&j, "tracepoint");
 		if (info->fault_sources & P2PMAP_FAULT_SRC_DMAR)
 			json_str(&j, "dmar");
+		if (info->fault_sources & P2PMAP_FAULT_SRC_AMDVI_LOG)
+			json_str(&j, "amdvi_log");
 		json_arr_end(&j);
 	}
 	key_bool(&j, "faults_lower_bound", info->has_fault_sources &&
-		 (info->fault_sources & P2PMAP_FAULT_SRC_DMAR));
+		 fault_sources_lower_bound(info->fault_sources));
 	json_key_u64_or_null(&j, "generation", info->has_generation,
 			info->generation);
 	json_key_u64_or_null(&j, "ranges_reserved", info->has_ranges_reserved,

@@ -178,11 +178,11 @@ static int render_pairs(FILE *f, const struct metrics_input *in)
 		return -ENOMEM;
 	}
 	family(f, "p2pmap_pair_faults_total", "counter",
-	       "IOMMU faults of initiator DMA into a BAR of target, linked or not. lower_bound=\"true\": counted from the rate-limited VT-d fault log.");
+	       "IOMMU faults of initiator DMA into a BAR of target, linked or not. lower_bound=\"true\": counted from a rate-limited fault log (VT-d's, or AMD-Vi's without the tracepoint).");
 	for (i = 0; i < n; i++) {
 		labels[1] = pairs[i].initiator;
 		labels[3] = pairs[i].target;
-		labels[5] = pairs[i].sources & P2PMAP_FAULT_SRC_DMAR ?
+		labels[5] = fault_sources_lower_bound(pairs[i].sources) ?
 			    "true" : "false";
 		sample(f, "p2pmap_pair_faults_total", pairs[i].count, labels);
 	}
@@ -242,6 +242,7 @@ int metrics_render(FILE *f, const struct metrics_input *in)
 	} sources[] = {
 		{ P2PMAP_FAULT_SRC_TRACEPOINT, "tracepoint" },
 		{ P2PMAP_FAULT_SRC_DMAR, "dmar" },
+		{ P2PMAP_FAULT_SRC_AMDVI_LOG, "amdvi_log" },
 	};
 	const char *labels[3] = { NULL, NULL, NULL };
 	size_t i;

@@ -47,10 +47,10 @@ struct pair_fault {
 	bool configured;		/* a link initiator -> target exists */
 };
 
-/* A fault count that is a lower bound (the VT-d fault log saw it). */
+/* A fault count that is a lower bound (fault_sources_lower_bound()). */
 static inline bool fault_lower_bound(const struct p2pmap_fault *f)
 {
-	return f->sources & P2PMAP_FAULT_SRC_DMAR;
+	return fault_sources_lower_bound(f->sources);
 }
 
 struct p2p_report {

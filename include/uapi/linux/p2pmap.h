@@ -96,7 +96,20 @@
  *	(P2PMAP_FAULT_SRC_TRACEPOINT; AMD-Vi reports every DMA fault there) is
  *	exact; the VT-d fault-log probe (P2PMAP_FAULT_SRC_DMAR) only sees the
  *	faults the kernel did not rate-limit, so such counts are lower
- *	bounds.  Times are CLOCK_REALTIME in nanoseconds.
+ *	bounds.  The AMD-Vi fault log (P2PMAP_FAULT_SRC_AMDVI_LOG, the
+ *	"Event logged [IO_PAGE_FAULT ...]" lines) is rate-limited per device:
+ *	a lower bound too.  AMD-Vi reports a DMA fault to the tracepoint and
+ *	then logs it: such a fault is counted once, with both bits.  A count
+ *	whose sources include P2PMAP_FAULT_SRC_TRACEPOINT has every DMA fault
+ *	(the log only adds those the tracepoint is never told of, e.g.
+ *	interrupt-request faults); one with P2PMAP_FAULT_SRC_AMDVI_LOG and
+ *	without it (a kernel whose AMD-Vi driver stopped calling
+ *	report_iommu_fault()) is a lower bound.  Fault-log lines are taken
+ *	only from interrupt context or a kernel thread (where the IOMMU
+ *	drivers print them), never from a user task writing /dev/kmsg; AMD-Vi
+ *	lines at address 0 or naming a PCI host bridge are dropped (QEMU's
+ *	amd-iommu logs the faults of other devices so).  Times are
+ *	CLOCK_REALTIME in nanoseconds.
  *
  * Events: multicast group P2PMAP_MCGRP_EVENTS ("events"), joinable with
  * CAP_NET_ADMIN only.  In the order things happen:
@@ -180,6 +193,7 @@ enum p2pmap_cmd {
 /* Fault sources (bit mask) */
 #define P2PMAP_FAULT_SRC_TRACEPOINT	(1U << 0)	/* exact */
 #define P2PMAP_FAULT_SRC_DMAR		(1U << 1)	/* lower bound */
+#define P2PMAP_FAULT_SRC_AMDVI_LOG	(1U << 2)	/* lower bound */
 
 /* Fault flags (P2PMAP_A_*_FAULT_LAST_FLAGS) */
 #define P2PMAP_FAULT_F_WRITE		(1U << 0)
