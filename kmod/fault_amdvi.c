@@ -29,7 +29,7 @@
  * (class 0x0600) as the faulting device.  QEMU 11.1's amd-iommu logs its
  * events with address 0 and names every device behind a root port
  * 00:00.0, the host bridge.  They are only counted, in
- * p2pmap_fault_amdvi_rejected() (not reported anywhere yet).
+ * p2pmap_fault_amdvi_rejected() ("info": fault-log-dropped).
  */
 #include <linux/atomic.h>
 #include <linux/module.h>

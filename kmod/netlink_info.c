@@ -28,7 +28,10 @@ int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, P2PMAP_A_INFO_PARAM_ERRORS, p2pmap_param_errors) ||
 	    (p2pmap_param_errors &&
 	     nla_put_string(msg, P2PMAP_A_INFO_PARAM_ERROR,
-			    p2pmap_param_error))) {
+			    p2pmap_param_error)) ||
+	    nla_put_u64_64bit(msg, P2PMAP_A_INFO_FAULT_LOG_DROPPED,
+			      p2pmap_fault_amdvi_rejected(),
+			      P2PMAP_A_INFO_PAD)) {
 		mutex_unlock(&p2pmap_lock);
 		goto nomem;
 	}

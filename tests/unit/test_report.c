@@ -650,7 +650,7 @@ static void test_json(void)
 
 	RENDER(out, json_info(f, &info));
 	json_ok(out, "info --json");
-	tap_ok(!strcmp(out, "{\"schema\":1,\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null,\"windows_reserved_bytes\":null,\"param_errors\":null,\"param_error\":null}\n"),
+	tap_ok(!strcmp(out, "{\"schema\":1,\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null,\"windows_reserved_bytes\":null,\"param_errors\":null,\"param_error\":null,\"fault_log_dropped\":null}\n"),
 	       "info --json");
 	free(out);
 

@@ -40,6 +40,10 @@ int info_parse_attrs(struct nlattr *head, int len, struct p2pmap_info *info)
 			info->has_param_errors |=
 				pnl_attr_u32(a, &info->param_errors);
 			break;
+		case P2PMAP_A_INFO_FAULT_LOG_DROPPED:
+			info->has_fault_log_dropped |=
+				pnl_attr_u64(a, &info->fault_log_dropped);
+			break;
 		case P2PMAP_A_INFO_PARAM_ERROR:
 			pnl_attr_str(a, info->param_error,
 				     sizeof(info->param_error));

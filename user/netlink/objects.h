@@ -139,6 +139,8 @@ struct p2pmap_info {
 	bool has_param_errors;
 	uint32_t param_errors;		/* module parameter parts skipped */
 	char param_error[P2PMAP_REASON_LEN];	/* the first, "" if none */
+	bool has_fault_log_dropped;
+	uint64_t fault_log_dropped;	/* impossible fault-log lines */
 };
 
 /*

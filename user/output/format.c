@@ -459,6 +459,9 @@ void format_info(FILE *f, const struct p2pmap_info *info)
 			info->param_errors ? " (PROBLEM: skipped, see dmesg; first: " : "",
 			info->param_errors ? info->param_error : "",
 			info->param_errors ? ")" : "");
+	if (info->has_fault_log_dropped)
+		fprintf(f, "fault-log lines dropped as impossible: %" PRIu64
+			"\n", info->fault_log_dropped);
 }
 
 void format_policy(FILE *f, const struct p2pmap_policy *p)

@@ -401,6 +401,9 @@ void json_info(FILE *f, const struct p2pmap_info *info)
 		json_str(&j, info->param_error);
 	else
 		json_null(&j);
+	json_key_u64_or_null(&j, "fault_log_dropped",
+			     info->has_fault_log_dropped,
+			     info->fault_log_dropped);
 	json_obj_end(&j);
 	fputc('\n', f);
 }

@@ -359,6 +359,10 @@ enum p2pmap_info_attr {
 					 * at load (each logged)
 					 */
 	P2PMAP_A_INFO_PARAM_ERROR,	/* string, the first of them */
+	P2PMAP_A_INFO_FAULT_LOG_DROPPED, /* u64, AMD-Vi fault-log lines
+					  * dropped as impossible (address
+					  * 0, a host bridge as the device)
+					  */
 
 	__P2PMAP_A_INFO_MAX
 };
