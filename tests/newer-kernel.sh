@@ -8,7 +8,8 @@
 # copy of kmod/.  "newer-kernel.sh --update" re-runs apt (newer 7.x.y).
 #
 # With P2PMAP_NEWER_IMAGE=1 the kernel image of the same release is unpacked
-# into the chroot too (build/trixie/boot/vmlinuz-KVER, no modules), for a
+# into the chroot too (build/trixie/boot/vmlinuz-KVER, and of its modules
+# only VFIO's), for a
 # boot check in the test bed: P2PMAP_VM_KERNEL=build/trixie/boot/vmlinuz-KVER
 # tests/vm/run-vm.sh KVER ... (see tests/vm/run-vm.sh).
 set -uo pipefail
@@ -97,6 +98,20 @@ if [ "${P2PMAP_NEWER_IMAGE:-0}" = 1 ] && [ ! -e "$root/boot/vmlinuz-$kver" ]; th
 		bail "linux-binary-$kver unpacked into build/trixie"
 	echo "# kernel image: build/trixie/boot/vmlinuz-$kver"
 fi
+# The VFIO modules of that kernel for the tenant and epyc suites (the host's
+# node-1 GPUs belong to a VM): from linux-modules-KVER (107 MB), only
+# drivers/vfio and irqbypass are unpacked.
+moddir=$root/usr/lib/modules/$kver
+if [ "${P2PMAP_NEWER_IMAGE:-0}" = 1 ] && [ ! -e "$moddir/kernel/drivers/vfio/vfio.ko.xz" ]; then
+	{ rm -rf "$root/tmp/debs" && mkdir "$root/tmp/debs" &&
+	  in_root sh -c "cd /tmp/debs && apt-get download linux-modules-$kver" &&
+	  dpkg-deb --fsys-tarfile "$root"/tmp/debs/linux-modules-*.deb |
+		tar -x -C "$root" --wildcards "./usr/lib/modules/$kver/kernel/drivers/vfio/*" \
+			"./usr/lib/modules/$kver/kernel/virt/lib/irqbypass.ko*" &&
+	  rm -rf "$root/tmp/debs"
+	} >>"$log" 2>&1
+	tap $? "linux-modules-$kver's VFIO modules unpacked into build/trixie"
+fi
 
 # Out-of-tree builds write into their source folder: build a fresh copy.
 rm -rf "$root/p2pmap"
@@ -134,7 +149,8 @@ if [ -e "$root/boot/vmlinuz-$kver" ] && [ -e "$root/p2pmap/kmod/p2pmap.ko" ]; th
 	cp "$root/p2pmap/kmod/p2pmap.ko" "$vm/kmod/" &&
 	cp "$root/p2pmap-debug/kmod/p2pmap.ko" "$vm/kmod-debug/" &&
 	cp "$root/p2ptest/p2ptest.ko" "$vm/p2ptest/" &&
-	P2PMAP_WITH_PYTHON=1 "$top/tests/vm/mkinitramfs.sh" "$vm/initrd.cpio" \
+	P2PMAP_WITH_PYTHON=1 P2PMAP_MODULES_DIR=$moddir \
+		"$top/tests/vm/mkinitramfs.sh" "$vm/initrd.cpio" \
 		"$kver" p2pmap="$vm/kmod" p2pmap-debug="$vm/kmod-debug" \
 		p2ptest="$vm/p2ptest" >>"$log" 2>&1
 	tap $? "test driver, debug module and initramfs for $kver"

@@ -176,15 +176,35 @@ fzhash() {
 	[ "$(fzhash "$seed")" != "$(fzhash $((seed + 1)))" ]
 result $? "[fuzz] the same seed sends the same messages, another seed others"
 # ---------------------------------------------------------------------------
-# amd_core KVER [SUITES]: AMD-Vi's core suite (then SUITES, in the same boot)
-# with a fifth GPU behind its own host bridge (the cross-host-bridge IOVA
-# hazard, where AMD v1 page tables overwrite PTEs silently) where QEMU 11
-# runs the kernel; on pcie.0 only on QEMU 7.2.
-amd_core() {
-	case $1 in
-	6.1.*)	amd_vm "$1" gpus4 "core${2:+,$2}" ;;
-	*)	amd_vm "$1" "gpus4${qemu11:++pxb}" core ;;
-	esac
+# epyc KVER IOMMU [DEMO] [ARGS...]: the host's shape (tests/guest/epyc.sh,
+# run-vm.sh's epyc topology): eight GPUs, each behind its own root port,
+# two per host bridge under four host bridges on two NUMA nodes, node 1's
+# on vfio-pci; link auto --numa 0 must map and verify node 0's 12
+# directions and touch nothing of the VFIO GPUs.  In the same boot, on that
+# shape: core (a peer under another host bridge: the IOVA collision hazard,
+# where AMD v1 page tables overwrite PTEs silently, IOVA pressure and its
+# negative control), tenants (node 1 on vfio-pci), topology with hot-plug,
+# the stress test (1000 operations).  DEMO=demo runs make demo's script
+# first (its output is the README's block).  Under AMD-Vi only where
+# QEMU 11 runs (QEMU 7.2's amd-iommu cannot translate behind root ports).
+epyc() {
+	local k=$1 iommu=$2 demo=$3 run=vm
+	shift 3
+	[ "$iommu" = amd ] && run=amd_vm
+	$run "$k" $iommu epyc "${demo:+$demo,}epyc,core,tenants,topology,stress" \
+		vm.ops=1000 vm.seed="$seed" "$@"
+	# What link auto printed there is the README's.
+	local log=$logs/$k-$iommu-${demo:+$demo,}epyc,core,tenants,topology,stress.log
+	sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# | //p' "$log" |
+		tr -d '\r' | diff -u "$top/tests/guest/epyc-link-auto.want" - \
+		>"$logs/$k-$iommu-epyc.diff"
+	result $? "[$k $iommu epyc] link auto --numa 0 printed the README's block (tests/guest/epyc-link-auto.want)"
+	[ -n "$demo" ] || return 0
+	# make demo's output (tests/demo.sh prints it the same way).
+	sed -n '/P2PMAP-SUITE: begin demo/,/P2PMAP-SUITE: end demo/p' "$log" |
+		tr -d '\r' | grep -v -e '^P2PMAP-SUITE' -e '^# time' -e '^\[ *[0-9]*\.[0-9]*\]' |
+		sed '/./,$!d' | diff -u "$top/tests/guest/demo-epyc.want" - >"$logs/$k-$iommu-demo.diff"
+	result $? "[$k $iommu demo] make demo printed the README's block (tests/guest/demo-epyc.want)"
 }
 # Several suites per boot where they share a topology (tests/guest/batch.sh
 # puts the machine back as a boot leaves it between them; a boot costs
@@ -196,7 +216,7 @@ amd_core() {
 # failed on 7.3).
 # The races (tests/guest/races.sh): netlink clients, sysfs unbind/bind,
 # remove/rescan, hot-plug through the QEMU monitor and fault bursts at
-# once, then the invariants.  On numa2 (the only topology with a hot-plug
+# once, then the invariants.  On numa2 (a hot-plug
 # port, with links across three host bridges, where the early reservations
 # and the IOVA guard reserve and keep ranges), in a boot of their own
 # (after topology in one boot they took 112 s, against 67 s for a boot of
@@ -206,60 +226,37 @@ amd_core() {
 # the debug kernel below.
 # p2pmap doctor against the guest's real state (tests/guest/doctor.sh), on
 # both IOMMUs, on 6.12.
-# The stress test: 1000 operations on 6.12 (40 s); 6.1 takes 200 s for
-# them: 300 there.
+# 6.1: AMD-Vi on QEMU 7.2 (GPUs on pcie.0 only), the stress test 300
+# operations (1000 take 200 s there), topology on numa2.  6.12: the host's
+# shape (epyc, above) on both IOMMUs, with make demo's script under AMD-Vi.
 for k in $kernels; do
-	case $k in
-	6.1.*)	ops=300 on612= ;;
-	*)	ops=1000 on612=1 ;;
-	esac
 	vm "$k" vtd gpus4+pxb fuzz,core vm.seed="$seed"
 	vm "$k" vtd gpus4+pxb early
 	vm "$k" vtd gpus4+pxb iova
 	case $k in
-	6.1.*)	amd_core "$k" faults,tenants ;;
-	*)	amd_core "$k"
-		amd_vm "$k" gpus4 "faults,tenants${on612:+,doctor}" ;;
-	esac
-	vm "$k" vtd gpus4 "faults,tenants${on612:+,doctor},stress" \
-		vm.ops=$ops vm.seed="$seed"
-	vm "$k" vtd numa2 topology
-	[ -z "$on612" ] || vm "$k" vtd numa2 races vm.seed="$seed"
-	# Hot-plug and three host bridges under AMD-Vi: QEMU 11 only.
-	case $k in 6.1.*) ;; *) [ -z "$qemu11" ] || {
-		amd_vm "$k" numa2 topology
-		[ -z "$on612" ] || amd_vm "$k" numa2 races vm.seed="$seed"
-	} ;;
+	6.1.*)
+		amd_vm "$k" gpus4 core,faults,tenants
+		vm "$k" vtd gpus4 faults,tenants,stress vm.ops=300 vm.seed="$seed"
+		vm "$k" vtd numa2 topology ;;
+	*)
+		vm "$k" vtd gpus4 faults,tenants,doctor
+		vm "$k" vtd numa2 races vm.seed="$seed"
+		epyc "$k" vtd ""
+		if [ -n "$qemu11" ]; then
+			amd_vm "$k" gpus4 faults,doctor
+			amd_vm "$k" numa2 races vm.seed="$seed"
+			epyc "$k" amd demo
+		else
+			amd_vm "$k" gpus4 core,faults,tenants,doctor
+		fi ;;
 	esac
 	vm "$k" vtd bigbar bigbar
 	amd_vm "$k" bigbar bigbar
 done
 
-# The host's shape (tests/guest/epyc.sh, run-vm.sh's epyc topology): eight
-# GPUs under four host bridges on two NUMA nodes, node 1's on vfio-pci;
-# link auto --numa 0 must map and verify node 0's 12 directions and touch
-# nothing of the VFIO GPUs.  On 6.12 under VT-d, and AMD-Vi where QEMU 11
-# runs (7.2's amd-iommu cannot translate behind root ports).  Not on 7.x
-# yet: its initramfs (tests/newer-kernel.sh) has no VFIO modules.
-# epyc_readme KVER IOMMU: what link auto printed there is the README's.
-epyc_readme() {
-	sed -n 's/^# | //p' "$logs/$1-$2-epyc.log" | tr -d '\r' |
-		diff -u "$top/tests/guest/epyc-link-auto.want" - >"$logs/$1-$2-epyc.diff"
-	result $? "[$1 $2 epyc] link auto --numa 0 printed the README's block (tests/guest/epyc-link-auto.want)"
-}
-for k in $kernels; do
-	case $k in 6.12.*)
-		vm "$k" vtd epyc epyc
-		epyc_readme "$k" vtd
-		if [ -n "$qemu11" ]; then
-			amd_vm "$k" epyc epyc
-			epyc_readme "$k" amd
-		fi ;;
-	esac
-done
-
 # The newest Debian kernel (trixie-backports, 7.x), when it could be built
-# and unpacked: the core and fault suites on both IOMMUs.
+# and unpacked: the core and fault suites on both IOMMUs, and under AMD-Vi
+# the host's shape (epyc: its initramfs has the kernel's VFIO modules).
 phase "VMs: Debian 7.x kernel"
 if [ -n "$newer" ]; then
 	set -- $newer
@@ -267,10 +264,13 @@ if [ -n "$newer" ]; then
 	vm "$1" vtd gpus4+pxb core
 	vm "$1" vtd gpus4+pxb early
 	vm "$1" vtd gpus4+pxb iova
-	amd_core "$1"
 	vm "$1" vtd gpus4 faults
-	amd_vm "$1" gpus4 faults
-	[ -z "$qemu11" ] || amd_vm "$1" numa2 topology
+	if [ -n "$qemu11" ]; then
+		amd_vm "$1" gpus4 faults
+		epyc "$1" amd ""
+	else
+		amd_vm "$1" gpus4 core,faults
+	fi
 	unset P2PMAP_VM_KERNEL
 fi
 # The debug kernel (KASAN etc. make its guests slow under TCG: 20 s to boot

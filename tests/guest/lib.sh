@@ -6,6 +6,9 @@ T_N=0
 T_FAIL=0
 IOMMU=$(sed -n 's/.*vm\.iommu=\([^ ]*\).*/\1/p' /proc/cmdline)
 KVER=$(cat /etc/kver)
+# The machine's shape (run-vm.sh's TOPOLOGY): the suites pick their
+# devices by it (on epyc no edu sits on pcie.0).
+TOPO=$(sed -n 's/.*vm\.topo=\([^ ]*\).*/\1/p' /proc/cmdline)
 CTL=/sys/kernel/debug/p2ptest/ctl
 TRACE=/sys/kernel/tracing
 
@@ -208,6 +211,8 @@ wait_for_gone() { wait_until "[ ! -e /sys/bus/pci/devices/$1 ]" "${2:-10}"; }
 # through /sys/module.
 load_vfio() {
 	for m in $(cat /modules/vfio/order 2>/dev/null); do
+		# Loaded already (a suite before this one in the same boot).
+		[ -d "/sys/module/$(basename $m .ko | tr - _)" ] && continue
 		case $m in
 		vfio_iommu_type1.ko) insmod /modules/vfio/$m "$@" ;;
 		*) insmod /modules/vfio/$m ;;

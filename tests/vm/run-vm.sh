@@ -63,7 +63,7 @@ fi
 args=(-accel tcg -machine q35 -cpu "$cpu" -smp "$smp" -m 1024
       -nographic -nodefaults -serial stdio -no-reboot
       -kernel "$kernel" -initrd "$initrd")
-append="console=ttyS0 panic=-1 quiet loglevel=5 vm.iommu=$iommu"
+append="console=ttyS0 panic=-1 quiet loglevel=5 vm.iommu=$iommu vm.topo=$topo"
 if [ "${P2PMAP_VM_BATCH:-0}" = 1 ]; then
 	append+=" vm.suite=batch vm.suites=$suite"
 else
