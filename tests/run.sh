@@ -243,6 +243,10 @@ for k in $kernels; do
 		vm "$k" vtd numa2 races vm.seed="$seed"
 		epyc "$k" vtd ""
 		if [ -n "$qemu11" ]; then
+			# The early reservations under AMD-Vi too: with them a
+			# raw write to a peer under another host bridge lands
+			# in no buffer; without, in the initiator's RAM.
+			amd_vm "$k" gpus4+pxb early
 			amd_vm "$k" gpus4 faults,doctor
 			amd_vm "$k" numa2 races vm.seed="$seed"
 			epyc "$k" amd demo
