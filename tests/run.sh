@@ -188,11 +188,14 @@ result $? "[fuzz] the same seed sends the same messages, another seed others"
 # first (its output is the README's block).  Under AMD-Vi only where
 # QEMU 11 runs (QEMU 7.2's amd-iommu cannot translate behind root ports).
 epyc() {
-	local k=$1 iommu=$2 demo=$3 run=vm
+	local k=$1 iommu=$2 demo=$3
+	local suites=${demo:+$demo,}epyc,core,tenants,topology,stress
 	shift 3
-	[ "$iommu" = amd ] && run=amd_vm
-	$run "$k" $iommu epyc "${demo:+$demo,}epyc,core,tenants,topology,stress" \
-		vm.ops=1000 vm.seed="$seed" "$@"
+	if [ "$iommu" = amd ]; then
+		amd_vm "$k" epyc "$suites" vm.ops=1000 vm.seed="$seed" "$@"
+	else
+		vm "$k" vtd epyc "$suites" vm.ops=1000 vm.seed="$seed" "$@"
+	fi
 	# What link auto printed there is the README's.
 	local log=$logs/$k-$iommu-${demo:+$demo,}epyc,core,tenants,topology,stress.log
 	sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# | //p' "$log" |
@@ -227,8 +230,9 @@ epyc() {
 # p2pmap doctor against the guest's real state (tests/guest/doctor.sh), on
 # both IOMMUs, on 6.12.
 # 6.1: AMD-Vi on QEMU 7.2 (GPUs on pcie.0 only), the stress test 300
-# operations (1000 take 200 s there), topology on numa2.  6.12: the host's
-# shape (epyc, above) on both IOMMUs, with make demo's script under AMD-Vi.
+# operations (1000 take 200 s there), topology on numa2, large BARs on
+# pcie.0.  6.12: the host's shape (epyc, above) on both IOMMUs, with make
+# demo's script under AMD-Vi, and large BARs there (epyc+bigbar).
 for k in $kernels; do
 	vm "$k" vtd gpus4+pxb fuzz,core vm.seed="$seed"
 	vm "$k" vtd gpus4+pxb early
@@ -237,7 +241,9 @@ for k in $kernels; do
 	6.1.*)
 		amd_vm "$k" gpus4 core,faults,tenants
 		vm "$k" vtd gpus4 faults,tenants,stress vm.ops=300 vm.seed="$seed"
-		vm "$k" vtd numa2 topology ;;
+		vm "$k" vtd numa2 topology
+		vm "$k" vtd bigbar bigbar
+		amd_vm "$k" bigbar bigbar ;;
 	*)
 		vm "$k" vtd gpus4 faults,tenants,doctor
 		vm "$k" vtd numa2 races vm.seed="$seed"
@@ -250,12 +256,14 @@ for k in $kernels; do
 			amd_vm "$k" gpus4 faults,doctor
 			amd_vm "$k" numa2 races vm.seed="$seed"
 			epyc "$k" amd demo
+			amd_vm "$k" epyc+bigbar bigbar
 		else
 			amd_vm "$k" gpus4 core,faults,tenants,doctor
-		fi ;;
+			amd_vm "$k" bigbar bigbar
+		fi
+		# A 64 GiB BAR under another host bridge than the initiator.
+		vm "$k" vtd epyc+bigbar bigbar ;;
 	esac
-	vm "$k" vtd bigbar bigbar
-	amd_vm "$k" bigbar bigbar
 done
 
 # The newest Debian kernel (trixie-backports, 7.x), when it could be built
@@ -272,6 +280,7 @@ if [ -n "$newer" ]; then
 	if [ -n "$qemu11" ]; then
 		amd_vm "$1" gpus4 faults
 		epyc "$1" amd ""
+		amd_vm "$1" epyc+bigbar bigbar
 	else
 		amd_vm "$1" gpus4 core,faults
 	fi

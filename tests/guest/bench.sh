@@ -11,6 +11,9 @@
 #                  edu and ivshmem function, cost per fault.
 #   bench.part=iova  gpus4+pxb topology: the IOVA guard with 100,000 live
 #                  IOVAs in the initiator's allocator vs none.
+#   bench.part=early  epyc topology (the host's shape): what the early
+#                  reservations take of a GPU's IOVA space, and what they
+#                  add to a bind of a driver that allocates like a GPU's.
 # In-kernel times come from the kernel's function_graph tracer limited to
 # the functions named (set_ftrace_filter): entry and exit of just those,
 # the same hooks on both sides of a ratio.  Medians: TCG guests stall.
@@ -203,11 +206,76 @@ bench_iova() {
 		"$f_l" "$e_l" us 2
 }
 
-if [ "$PART" = iova ]; then
-	bench_iova
+# --- the early reservations on the host's shape (epyc) -------------------
+
+# bytes_below4g DEV: bytes of DEV's IOVA tree nodes below 4 GiB.
+bytes_below4g() {
+	t=0
+	for r in $(p2pt nodes $1 0 0x100000000 | cut -d' ' -f2-); do
+		lo=${r%-*} hi=${r#*-}
+		[ $((hi)) -ge $((0x100000000)) ] && hi=0xffffffff
+		t=$((t + hi - lo + 1))
+	done
+	echo $t
+}
+# bind_us DEV: median of three means of 5 unbind+binds, in us.
+bind_us() {
+	for r in 1 2 3; do
+		p2pbench bind $1 p2ptest 5 | sed -n 's/.*: \([0-9.]*\) us$/\1/p'
+	done | sort -n | sed -n 2p
+}
+bench_early() {
+	A=0000:21:00.0
+	if [ "$TOPO" != epyc ]; then
+		echo "BENCH: not the epyc topology: no early-reservation bench"
+		return
+	fi
+	echo "BENCH: kernel $KVER, IOMMU $IOMMU, early reservations: $A (node 0, host bridge 0x20; three other host bridges and pcie.0)"
+	# IOVA space: the driver allocates nothing here, so the tree holds
+	# only reservations: dma-iommu's (its own bridge's windows, the MSI
+	# range), then p2pmap's besides.
+	insmod /modules/p2ptest/p2ptest.ko probe_dma_mib=0
+	own=$(bytes_below4g $A)
+	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+	drv_unbind $A
+	drv_bind $A
+	both=$(bytes_below4g $A)
+	p2pt nodes $A 0 0x100000000 | sed 's/^/BENCH:   below 4 GiB, with p2pmap: /'
+	all=$(p2pmap info --json | json_true 'print(d["windows_reserved_bytes"]) or True')
+	ndev=$(ls /sys/kernel/p2pmap/devices | wc -l)
+	echo "$own $both $all" | awk '{
+		printf "BENCH:   %s below 4 GiB: dma-iommu reserves %.1f MiB, p2pmap %.1f MiB more (%.2f%% of the 32-bit space)\n", "'$A'", $1 / 1048576, ($2 - $1) / 1048576, ($2 - $1) * 100 / 4294967296
+		printf "BENCH:   windows reserved by p2pmap, every bound device together (info): %.1f GiB\n", $3 / 1073741824 }'
+	rmmod p2pmap
+	rmmod p2ptest
+	# A bind with the GPU-like allocation (256 MiB at probe, below 4 GiB
+	# first): without p2pmap, then with it, alternating three times.
+	insmod /modules/p2ptest/p2ptest.ko
+	echo "BENCH:   probe without p2pmap: $(p2pt probeinfo $A)"
+	: >/tmp/b.without
+	: >/tmp/b.with
+	for pass in 1 2 3; do
+		bind_us $A >>/tmp/b.without
+		insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+		bind_us $A >>/tmp/b.with
+		rmmod p2pmap
+	done
+	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+	drv_unbind $A
+	drv_bind $A
+	echo "BENCH:   probe with p2pmap: $(p2pt probeinfo $A)"
+	rmmod p2pmap
+	echo "BENCH:   unbind+bind, us: without $(tr '\n' ' ' </tmp/b.without)| with $(tr '\n' ' ' </tmp/b.with)"
+	ratio "bind of a GPU-like driver (256 MiB at probe), p2pmap reserving the other host bridges' windows vs not loaded" \
+		"$(sort -n /tmp/b.with | sed -n 2p)" "$(sort -n /tmp/b.without | sed -n 2p)" us -
+}
+
+case $PART in
+iova|early)
+	bench_$PART
 	echo "BENCH: done"
-	exit 0
-fi
+	exit 0 ;;
+esac
 
 # --- the bigbar part ------------------------------------------------------
 

@@ -5,7 +5,12 @@
 # the mapping uses the largest page sizes the domain offers.
 . ./lib.sh
 
-A=0000:00:10.0 BIG=0000:00:15.0
+# bigbar: both on pcie.0; epyc+bigbar: A on node 0's first host bridge,
+# the big BAR under node 1's first.
+case $TOPO in
+epyc+bigbar) A=0000:21:00.0 BIG=0000:63:00.0 ;;
+*) A=0000:00:10.0 BIG=0000:00:15.0 ;;
+esac
 insmod /modules/p2ptest/p2ptest.ko
 insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest,p2ptest-mem
 

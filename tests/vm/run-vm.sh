@@ -19,6 +19,9 @@
 #              one edu each (21:00.0, 22:00.0, 41:00.0, 42:00.0 | 61:00.0,
 #              62:00.0, 81:00.0, 82:00.0), plus the hot-plug root port
 #              00:1c.0 (monitor as for numa2).
+#   epyc+bigbar  epyc, plus an ivshmem-plain device with a 64 GiB BAR2 (as
+#              bigbar) behind a third root port of node 1's first host
+#              bridge (63:00.0): a large BAR under another host bridge.
 #   bigbar     the four, plus ivshmem-plain devices whose BAR2 is a
 #              64 GiB prefetchable 64-bit BAR (sparse files under build/),
 #              $P2PMAP_BIGBARS of them (default 1).
@@ -38,8 +41,8 @@ shift 6
 
 edu="edu,dma_mask=0xffffffffffffffff"
 smp=2 cpu=qemu64
-case $topo in numa2|epyc) smp=2,sockets=2,cores=1,threads=1 ;; esac	# a socket per node
-[ "$topo" = bigbar ] && cpu=qemu64,phys-bits=44	# room for 64 GiB BARs
+case $topo in numa2|epyc*) smp=2,sockets=2,cores=1,threads=1 ;; esac	# a socket per node
+case $topo in *bigbar) cpu=qemu64,phys-bits=44 ;; esac	# room for 64 GiB BARs
 kernel=${P2PMAP_VM_KERNEL:-/boot/vmlinuz-$kver}
 # P2PMAP_VM_QEMU_ROOT=DIR: the QEMU installed in the chroot DIR (QEMU 11
 # from trixie-backports, tests/newer-kernel.sh P2PMAP_NEWER_QEMU=1), run
@@ -84,17 +87,18 @@ amd)	# QEMU 11's amd-iommu translates only with dma-remap=on (QEMU 7.2
 *)	echo "run-vm.sh: unknown IOMMU $iommu" >&2; exit 2 ;;
 esac
 
-[ "$topo" = epyc ] ||
+case $topo in epyc*) ;; *)
 	for slot in 10 11 12 13; do
 		args+=(-device "$edu,bus=pcie.0,addr=0x$slot")
-	done
+	done ;;
+esac
 case $topo in
 gpus4) ;;
 gpus4+pxb)
 	args+=(-device pxb-pcie,id=pxb1,bus_nr=0x40,bus=pcie.0
 	       -device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=1
 	       -device "$edu,bus=rp1") ;;
-numa2|epyc)
+numa2|epyc|epyc+bigbar)
 	# Two NUMA nodes of a CPU and 512 MiB each; host bridge H (pxb-pcie,
 	# bus 0x20 * (H + 1)) with two root ports of one edu each: numa2 has
 	# one per node, epyc two; then the hot-plug root port.
@@ -103,7 +107,7 @@ numa2|epyc)
 	       -numa node,nodeid=0,cpus=0,memdev=m0
 	       -numa node,nodeid=1,cpus=1,memdev=m1)
 	per_node=1
-	[ "$topo" = epyc ] && per_node=2
+	case $topo in epyc*) per_node=2 ;; esac
 	for h in $(seq 0 $((2 * per_node - 1))); do
 		n=$((h / per_node)) bus=$((0x20 + h * 0x20))
 		args+=(-device "pxb-pcie,id=pxb$h,bus_nr=$bus,numa_node=$n,bus=pcie.0")
@@ -113,6 +117,15 @@ numa2|epyc)
 		done
 	done
 	args+=(-device pcie-root-port,id=rphp,bus=pcie.0,addr=0x1c,chassis=30,slot=0)
+	if [ "$topo" = epyc+bigbar ]; then
+		img=$(dirname "$log")/bigbar-epyc.img
+		rm -f "$img"
+		truncate -s 64G "$img"
+		args+=(-global q35-pcihost.pci-hole64-size=1T
+		       -object "memory-backend-file,id=big1,size=64G,mem-path=$img,share=on"
+		       -device pcie-root-port,id=rpbig,bus=pxb2,chassis=40,slot=2
+		       -device ivshmem-plain,memdev=big1,bus=rpbig)
+	fi
 	monitor=yes ;;
 bigbar)
 	args+=(-global q35-pcihost.pci-hole64-size=1T)
