@@ -36,11 +36,7 @@ echo 1 >/proc/sys/kernel/printk
 # The boot order of a real host: p2pmap (the softdep), vfio-pci takes
 # node 1's GPUs for the VM, the GPU driver binds node 0's.
 insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
-load_vfio allow_unsafe_interrupts=1
-for d in $N1; do
-	echo vfio-pci >/sys/bus/pci/devices/$d/driver_override
-	echo $d >/sys/bus/pci/drivers/vfio-pci/bind
-done
+vfio_take $N1 >/dev/null
 insmod /modules/p2ptest/p2ptest.ko
 wait_until "for d in $N0; do [ -e /sys/bus/pci/devices/\$d/driver ] || exit 1; done" 20
 

@@ -45,14 +45,7 @@ expect "... under four host bridges, two each" \
 # Boot order: p2pmap (the softdep), vfio-pci claims node 1 for the VM, the
 # GPU driver binds node 0.
 insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
-load_vfio allow_unsafe_interrupts=1
-for d in $N1; do
-	echo vfio-pci >/sys/bus/pci/devices/$d/driver_override
-	echo $d >/sys/bus/pci/drivers/vfio-pci/bind
-done
-expect "node 1's four are bound to vfio-pci" \
-	"$(for d in $N1; do basename "$(readlink /sys/bus/pci/devices/$d/driver)"; done | sort -u)" \
-	vfio-pci
+expect "node 1's four are bound to vfio-pci" "$(vfio_take $N1)" vfio-pci
 V=${N1%% *}
 grp=$(basename "$(readlink /sys/bus/pci/devices/$V/iommu_group)")
 mkfifo /tmp/vfifo

@@ -226,6 +226,19 @@ load_vfio() {
 	return 0
 }
 
+# vfio_take DEV...: hand the devices to a VM as a host does: VFIO loaded,
+# vfio-pci bound through driver_override.  Prints the drivers they end on.
+vfio_take() {
+	load_vfio allow_unsafe_interrupts=1
+	for d in "$@"; do
+		echo vfio-pci >/sys/bus/pci/devices/$d/driver_override
+		echo $d >/sys/bus/pci/drivers/vfio-pci/bind
+	done
+	for d in "$@"; do
+		basename "$(readlink /sys/bus/pci/devices/$d/driver)"
+	done | sort -u
+}
+
 # expect_warn begin WHAT | end: around a step that makes the kernel WARN on
 # purpose (a negative control).  The host's report check (tests/vm/
 # reports.sh) lets exactly the named WARN through between the markers;

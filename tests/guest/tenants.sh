@@ -15,16 +15,8 @@ esac
 barc=$(bar0 $C) bara=$(bar0 $A)
 xlate() { p2pt xlate "$1" "$2"; }
 
-if [ -n "$N1" ]; then
-	load_vfio allow_unsafe_interrupts=1
-	for d in $N1; do
-		echo vfio-pci >/sys/bus/pci/devices/$d/driver_override
-		echo $d >/sys/bus/pci/drivers/vfio-pci/bind
-	done
-	expect "epyc: node 1's four are on vfio-pci" \
-		"$(for d in $N1; do basename "$(readlink /sys/bus/pci/devices/$d/driver)"; done | sort -u)" \
-		vfio-pci
-fi
+[ -z "$N1" ] ||
+	expect "epyc: node 1's four are on vfio-pci" "$(vfio_take $N1)" vfio-pci
 # p2ptest before p2pmap, whose default policy admits only nvidia: on epyc
 # (peers under other host bridges) the probe-time allocation would sit in
 # the peers' windows, blocking the links this suite adds; it probes
