@@ -38,6 +38,24 @@ static bool p2pmap_dev_wanted(struct pci_dev *pdev)
 	return pdev->hdr_type == PCI_HEADER_TYPE_NORMAL;
 }
 
+/* A new entry for @pdev at @addr, with its sysfs directory; NULL on ENOMEM. */
+static struct p2pmap_dev *p2pmap_dev_new(struct pci_dev *pdev,
+					 const char *addr)
+{
+	struct p2pmap_dev *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+
+	if (!dev)
+		return NULL;
+	strscpy(dev->addr, addr, sizeof(dev->addr));
+	dev->domain_type = P2PMAP_DOMAIN_UNKNOWN;
+	dev->pdev = pci_dev_get(pdev);	/* put by the kobject release */
+	if (p2pmap_sysfs_dev_add(dev)) {
+		kobject_put(&dev->kobj);
+		return NULL;
+	}
+	return dev;
+}
+
 /*
  * Find or start tracking @pdev; NULL if it is not wanted or on ENOMEM.  An
  * entry belongs to one pci_dev: if another one holds @pdev's address, that
@@ -69,16 +87,11 @@ struct p2pmap_dev *p2pmap_dev_track(struct pci_dev *pdev)
 			addr);
 		p2pmap_dev_untrack(dev);
 	}
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		return NULL;
-	strscpy(dev->addr, addr, sizeof(dev->addr));
-	dev->domain_type = P2PMAP_DOMAIN_UNKNOWN;
-	dev->pdev = pci_dev_get(pdev);	/* put by the kobject release */
-	if (p2pmap_sysfs_dev_add(dev)) {
-		pr_warn("%s: not tracked: no sysfs entry (out of memory)\n",
+	dev = p2pmap_dev_new(pdev, addr);
+	if (!dev) {
+		/* The next bind event of @pdev tries again. */
+		pr_warn("%s: not tracked: out of memory for its entry or its sysfs directory\n",
 			addr);
-		kobject_put(&dev->kobj);
 		return NULL;
 	}
 	dev->id = p2pmap_next_dev_id++;

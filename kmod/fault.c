@@ -249,9 +249,11 @@ static void p2pmap_forget_work(struct work_struct *work)
  */
 void p2pmap_faults_forget_target(u32 target_id)
 {
-	struct p2pmap_forget *f = kmalloc(sizeof(*f), GFP_KERNEL);
+	struct p2pmap_forget *f;
 
 	lockdep_assert_held(&p2pmap_lock);
+	/* Without memory the same is done at once: nothing to warn about. */
+	f = kmalloc(sizeof(*f), GFP_KERNEL | __GFP_NOWARN);
 	if (!f) {
 		synchronize_rcu();
 		p2pmap_faults_forget_now(target_id);

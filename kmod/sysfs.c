@@ -296,6 +296,16 @@ int p2pmap_sysfs_link_add(struct p2pmap_link *link)
 				    link->initiator, link->target);
 }
 
+/*
+ * Gone from sysfs now, not when a (maybe delayed) release runs: a load
+ * right after a failed one or an unload finds the names free.
+ */
+static void p2pmap_kobj_drop(struct kobject *kobj)
+{
+	kobject_del(kobj);
+	kobject_put(kobj);
+}
+
 int p2pmap_sysfs_init(void)
 {
 	int err;
@@ -316,20 +326,16 @@ int p2pmap_sysfs_init(void)
 	return 0;
 
 err_devs:
-	kobject_put(p2pmap_devs_kobj);
+	p2pmap_kobj_drop(p2pmap_devs_kobj);
 err_root:
-	kobject_put(p2pmap_kobj);
+	p2pmap_kobj_drop(p2pmap_kobj);
 	return err;
 }
 
 void p2pmap_sysfs_exit(void)
 {
-	/* Gone from sysfs now, not when a (maybe delayed) release runs. */
-	kobject_del(p2pmap_links_kobj);
-	kobject_del(p2pmap_devs_kobj);
-	kobject_del(p2pmap_kobj);
-	kobject_put(p2pmap_links_kobj);
-	kobject_put(p2pmap_devs_kobj);
-	kobject_put(p2pmap_kobj);
+	p2pmap_kobj_drop(p2pmap_links_kobj);
+	p2pmap_kobj_drop(p2pmap_devs_kobj);
+	p2pmap_kobj_drop(p2pmap_kobj);
 	wait_event(p2pmap_kobjs_wq, !atomic_read(&p2pmap_kobjs));
 }

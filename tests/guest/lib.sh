@@ -141,7 +141,7 @@ finish() {
 
 # wait_for FILE PATTERN [SECONDS]: poll until a line of FILE matches.
 wait_for() {
-	n=$((${3:-10} * 20))
+	local n=$((${3:-10} * 20))
 	while [ $n -gt 0 ]; do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.05
@@ -193,7 +193,7 @@ param() { sed -n "s/.*vm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 
 # wait_until 'SHELL TEST' [SECONDS]: poll until the test holds.
 wait_until() {
-	n=$((${2:-10} * 20))
+	local n=$((${2:-10} * 20))
 	while [ $n -gt 0 ]; do
 		eval "$1" && return 0
 		sleep 0.05
