@@ -151,8 +151,8 @@ bench_link() {
 # --- 2: the IOVA guard, empty allocator vs 100,000 live IOVAs --------------
 
 # guard_rounds N: N times link add A E (timed in the kernel), del, then
-# unbind + bind A so that p2pmap gives its reservation back and the next
-# add runs the guard again.
+# unbind + bind A so that p2pmap gives its reservation back (kept while A
+# stays bound) and the next add runs the guard again.
 guard_rounds() {
 	fg_start p2pmap_nl_link_add p2pmap_iova_reserve
 	n=0
@@ -172,8 +172,14 @@ bench_iova() {
 		echo "BENCH: no device behind a second host bridge: no IOVA guard bench"
 		return
 	fi
-	insmod /modules/p2ptest/p2ptest.ko
-	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest
+	# Without the GPU-like allocation at probe: with reserve=none it
+	# would take E's BAR in A's allocator, and every add would be refused.
+	insmod /modules/p2ptest/p2ptest.ko probe_dma_mib=0
+	# reserve=none: with the early reservations (the default) a link
+	# into E's host-bridge window finds p2pmap's window node and never
+	# runs the guard; the guard is what reserve=none, and a BAR outside
+	# every reserved window, rely on.
+	insmod /modules/p2pmap/p2pmap.ko drivers=p2ptest reserve=none
 	ebar=$(bar0 $E)
 	echo "BENCH: kernel $KVER, IOMMU $IOMMU, IOVA guard: $A -> $E (another host bridge)"
 	# Three times: 7 rounds empty, fill, 7 rounds full, free.
