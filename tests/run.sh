@@ -300,11 +300,12 @@ if [ -n "$debug" ]; then
 	# the fuzzer 5,000 messages a phase (100,000 there),
 	# the stress test 60 operations (1000 there); fault injection walks
 	# every allocation point of link add, link del, bind, unbind, rescan
-	# and remove (196 points, 140 s).  Not the insmod walk (vm.fi=i):
-	# each of its hundreds of points (parameters, sysfs, configured links,
-	# the replay's entry for every PCI device) costs 10 s here (a KASAN
-	# module load and a rmmod that waits for DEBUG_KOBJECT_RELEASE's
-	# delayed releases), over 40 minutes in all: run it by hand.
+	# and remove (173 points, 190 s).  Not the insmod walk (vm.fi=i):
+	# each of its points (parameters, sysfs, configured links, about 38
+	# for the replay's entry of every PCI function) costs 12 s here (a
+	# KASAN module load and a rmmod that waits for DEBUG_KOBJECT_RELEASE's
+	# delayed releases): 198 points took 2400 s and it was a third of the
+	# way; run it by hand.
 	# The fuzzer first: it reads the whole kernel log (/dev/kmsg), which
 	# the other suites' fault lines would otherwise fill.
 	# (iova.sh is left to the Debian kernels: 5 min under KASAN, and the
