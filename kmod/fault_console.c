@@ -97,7 +97,8 @@ u32 p2pmap_fault_console_register(void)
 	err = tracepoint_probe_register(p2pmap_console_tp,
 					p2pmap_console_probe, NULL);
 	if (err) {
-		pr_info("fault log probe unavailable (%d)\n", err);
+		pr_warn("fault log probe unavailable (%d): no fault counts from the VT-d or AMD-Vi fault logs\n",
+			err);
 		p2pmap_console_sources = 0;
 		return 0;
 	}

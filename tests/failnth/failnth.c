@@ -36,7 +36,9 @@
  * thing after it (for the netlink request: after its reply, which the
  * kernel queued during sendmsg; recvmsg allocates nothing).
  *
- * Prints one line: "failnth: n=N consumed=0|1 ret=ERRNO-or-0 msg=TEXT"
+ * Prints one line: "failnth: n=N consumed=0|1 [hit=H] ret=ERRNO-or-0 msg=TEXT"
+ * (hit: when the N-th was not reached, how many points the operation hit,
+ * so a large N counts them without injecting anything)
  * (msg: the kernel's extended-ack message, or strerror).  Exit status 0 if
  * the operation succeeded, 1 if it failed, 2 on a usage or set-up error.
  */
@@ -56,6 +58,7 @@
 #include "nl.h"
 
 static int nth_fd = -1;
+static long nth_left = -1;	/* what the kernel's count had left, if not reached */
 
 static int arm(unsigned int n)
 {
@@ -83,7 +86,8 @@ static int consumed(unsigned int n)
 	if (len <= 0)
 		return -1;
 	buf[len] = '\0';
-	if (atoi(buf) != 0) {
+	nth_left = atol(buf);
+	if (nth_left != 0) {
 		/* Not reached: disarm, so nothing later in this task fails. */
 		if (pwrite(nth_fd, "0", 1, 0) != 1)
 			return -1;
@@ -94,7 +98,10 @@ static int consumed(unsigned int n)
 
 static int report(unsigned int n, int c, int err, const char *msg)
 {
-	printf("failnth: n=%u consumed=%d ret=%d msg=%s\n", n, c, err,
+	printf("failnth: n=%u consumed=%d", n, c);
+	if (c == 0 && nth_left > 0)	/* points the operation hit: n - left */
+		printf(" hit=%ld", (long)n - nth_left);
+	printf(" ret=%d msg=%s\n", err,
 	       msg && *msg ? msg : (err ? strerror(-err) : "ok"));
 	return err ? 1 : 0;
 }

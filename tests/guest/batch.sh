@@ -48,7 +48,8 @@ for s in $suites; do
 	echo "P2PMAP-SUITE: begin $s"
 	# No pipe: the suite's lines must reach the console when written,
 	# in order with the kernel's (expect_warn markers, P2PMAP-HOST).
-	T_PREFIX=$s sh "/tests/$s.sh" 2>&1
+	T_PREFIX=$s sh "/tests/$s.sh" 2>&1 ||
+		not_ok "$s: the suite exited with status $?"
 	reset_machine
 	# The guest's clock: what each suite of a batch costs (TCG's guest
 	# time runs close to the host's).
