@@ -326,9 +326,9 @@ if [ -n "$debug" ]; then
 	# Both IOMMUs run core, faults, tenants, topology and stress here:
 	# VT-d on QEMU 7.2, AMD-Vi on QEMU 11 (dma-remap=on: devices behind
 	# host bridges and root ports translate, as on an EPYC host), where
-	# the races run too, with hot-plug.  (Measured here: core 258 s,
-	# faults 102 s, tenants 92 s, stress 67 s under AMD-Vi; topology
-	# 56 s and the races 220 s on numa2.)
+	# the races run too, with hot-plug.  (Measured, guest time under
+	# AMD-Vi: core 251 s, faults 102 s, tenants 80 s, stress 58 s;
+	# topology 47 s and the races 125 s on numa2.)
 	vm 6.12-debug vtd gpus4+pxb fuzz,core,faultinject vm.seed="$seed" \
 		vm.fuzz_count=5000 vm.fuzz_cap_count=1000 \
 		vm.fi=la,ld,b,u,r,m,i acpi=noirq
@@ -337,12 +337,12 @@ if [ -n "$debug" ]; then
 	# The races with a 32 MiB probe-time allocation: each of their binds
 	# pays it (256 MiB: 3 minutes more under KASAN), 30 s of clients.
 	if [ -n "$qemu11" ]; then
-		amd_vm 6.12-debug gpus4+pxb core,faults,tenants,stress \
-			vm.ops=60 vm.seed="$seed"
 		vm 6.12-debug vtd numa2 topology vm.probe_mib=32 acpi=noirq \
 			vm.hotplug=off
 		amd_vm 6.12-debug numa2 topology,races vm.seed="$seed" \
 			vm.probe_mib=32 vm.race_secs=30
+		amd_vm 6.12-debug gpus4+pxb core,faults,tenants,stress \
+			vm.ops=60 vm.seed="$seed"
 	else
 		# QEMU 7.2's AMD-Vi: GPUs on pcie.0 only (no E for core).
 		vm 6.12-debug amd gpus4 core,faults,tenants,stress vm.ops=60 \
