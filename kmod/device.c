@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The registry of PCI functions p2pmap tracks.  All under p2pmap_lock. */
 #include <linux/delay.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include "p2pmap.h"
 
-/* Longer than dma-iommu's flush-queue timeout (IOVA_FQ_TIMEOUT, 10 ms). */
-#define P2PMAP_FQ_WAIT_MS	25
+/*
+ * Long enough for dma-iommu's flush queue to free what was queued: one
+ * timer per domain, 10 ms, re-armed at most once by a racing unmap, plus
+ * two jiffies (HZ=250: 8 ms).
+ */
+#define P2PMAP_FQ_WAIT_MS	40
 
 LIST_HEAD(p2pmap_devs);
 static u32 p2pmap_next_dev_id = 1;
@@ -95,6 +100,7 @@ struct p2pmap_dev *p2pmap_dev_track(struct pci_dev *pdev)
 		return NULL;
 	}
 	dev->id = p2pmap_next_dev_id++;
+	p2pmap_fault_sid_note(dev);
 	list_add_tail(&dev->node, &p2pmap_devs);
 	p2pmap_fault_index_rebuild();
 	p2pmap_generation++;
@@ -128,6 +134,16 @@ static void p2pmap_dev_read_bars(struct p2pmap_dev *dev)
 	}
 }
 
+#ifdef P2PMAP_DEBUG
+static bool debug_release_at_unbind;
+module_param_cb(debug_release_at_unbind, &p2pmap_param_ops_bool,
+		&debug_release_at_unbind, 0644);
+MODULE_PARM_DESC(debug_release_at_unbind,
+		 "DEBUG BUILDS ONLY: give reservations back at UNBIND_DRIVER, while remove() still runs (proves the remove-time test can fail)");
+#else
+#define debug_release_at_unbind false
+#endif
+
 /*
  * BIND_DRIVER: @pdev's driver is about to probe.  dma_configure() holds
  * the default domain for it, and it has allocated nothing yet: the time to
@@ -136,10 +152,11 @@ static void p2pmap_dev_read_bars(struct p2pmap_dev *dev)
 void p2pmap_dev_binding(struct p2pmap_dev *dev, struct pci_dev *pdev)
 {
 	struct device_driver *drv = pdev->dev.driver;
+	unsigned int foreign;
 	const char *why;
 
 	lockdep_assert_held(&p2pmap_lock);
-	if (!drv || dev->bound)
+	if (!drv || dev->bound || dev->unbinding)
 		return;
 	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
@@ -151,10 +168,16 @@ void p2pmap_dev_binding(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	/*
 	 * Nodes p2pmap did not make sit in the windows, and no other driver
 	 * uses the domain: the IOVAs of the previous driver, freed into the
-	 * DMA-FQ flush queue (emptied within 10 ms).  Once more after it.
+	 * DMA-FQ flush queue (emptied within 10 ms) and from there, or at
+	 * once under strict invalidation, into the per-CPU IOVA caches,
+	 * which hand them out first.  Once more after both are emptied.
 	 */
 	msleep(P2PMAP_FQ_WAIT_MS);
-	p2pmap_reserve_windows(dev);
+	p2pmap_iova_flush_caches(dev->domain);
+	foreign = p2pmap_reserve_windows(dev);
+	if (foreign)
+		pr_info("%s: %u IOVA range(s) of its allocator that p2pmap did not make stay in other host bridges' windows: links to BARs there may be refused\n",
+			dev->addr, foreign);
 }
 
 /* DRIVER_NOT_BOUND: the probe failed; the domain is still held. */
@@ -163,7 +186,7 @@ void p2pmap_dev_not_bound(struct p2pmap_dev *dev)
 	struct iommu_domain *domain = dev->domain;
 
 	lockdep_assert_held(&p2pmap_lock);
-	if (dev->bound)
+	if (dev->bound || dev->unbinding)
 		return;
 	dev->domain = NULL;
 	dev->dma_owned = false;
@@ -175,11 +198,16 @@ void p2pmap_dev_not_bound(struct p2pmap_dev *dev)
 /*
  * A driver is bound (BOUND_DRIVER, or found bound at load).  BARs are read
  * here, not at ADD_DEVICE: they may be unassigned then, and drivers such as
- * amdgpu resize BARs before they are bound.
+ * amdgpu resize BARs before they are bound.  A driver may also have
+ * attached a domain of its own in probe: what p2pmap reserved at
+ * BIND_DRIVER in the default domain goes back now, while that domain is
+ * alive (the device is in its group), not after it was freed with the
+ * group.
  */
 void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
 {
 	struct device_driver *drv = pdev->dev.driver;
+	struct iommu_domain *before = dev->domain;
 	const char *why;
 
 	lockdep_assert_held(&p2pmap_lock);
@@ -189,42 +217,93 @@ void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
 	p2pmap_domain_record(dev);
+	if (before && before != dev->domain &&
+	    !p2pmap_domain_in_use(before, dev)) {
+		pr_info("%s: its driver attached a domain of its own in probe: the reservations of its default domain go back\n",
+			dev->addr);
+		p2pmap_ranges_release_domain(before);
+	}
 	p2pmap_dev_read_bars(dev);
-	if (p2pmap_policy_may_admit(dev, &why))
-		p2pmap_reserve_windows(dev);	/* late: the free stretches */
-	p2pmap_fault_index_rebuild();
-	p2pmap_generation++;
-}
-
-static void p2pmap_dev_unbind(struct p2pmap_dev *dev)
-{
-	lockdep_assert_held(&p2pmap_lock);
-	dev->bound = false;
-	dev->dma_owned = false;
-	dev->domain = NULL;
-	dev->driver[0] = '\0';
-	memset(dev->bars, 0, sizeof(dev->bars));
+	if (p2pmap_policy_may_admit(dev, &why)) {
+		/* Late (loaded after the driver): the free stretches, with
+		 * what the caches held given back to the tree first.
+		 */
+		p2pmap_iova_flush_caches(dev->domain);
+		p2pmap_reserve_windows(dev);
+	}
 	p2pmap_fault_index_rebuild();
 	p2pmap_generation++;
 }
 
 /*
- * @dev's driver is about to go (UNBIND_DRIVER, DEL_DEVICE): its driver and
- * domain are still there.  Every link naming it is unmapped, and if it was
- * the last device of its domain bound to a DMA API driver, the domain's
- * reservations go back: nothing there can hold a raw peer address any more.
+ * @dev's driver is about to go (UNBIND_DRIVER, or DEL_DEVICE while bound):
+ * its remove() has not run yet.  Every link naming it is unmapped now, so
+ * that its peer DMA faults at once, but the domain stays recorded and its
+ * reservations stay: remove() and the driver's clients still run, may
+ * still use raw peer addresses and still allocate (NVIDIA's remove waits
+ * for its clients), and no such allocation may land in a peer's BAR.
  */
 void p2pmap_dev_leave(struct p2pmap_dev *dev)
+{
+	lockdep_assert_held(&p2pmap_lock);
+	if (!dev->bound)
+		return;
+	dev->bound = false;
+	dev->unbinding = true;
+	memset(dev->bars, 0, sizeof(dev->bars));
+	p2pmap_fault_index_rebuild();
+	p2pmap_generation++;
+	p2pmap_links_sync_dev(dev->addr);
+	if (debug_release_at_unbind && dev->domain &&
+	    !p2pmap_domain_in_use(dev->domain, dev))
+		p2pmap_ranges_release_domain(dev->domain);
+}
+
+/*
+ * UNBOUND_DRIVER: remove() and dma_cleanup() are done, the driver is gone.
+ * If no other device of the domain is bound to a DMA API driver (or still
+ * unbinding), nothing there can hold a raw peer address any more: the
+ * domain's reservations go back.  Between dma_cleanup() and now, root can
+ * replace the group's default domain through sysfs (6.12+ checks only that
+ * no DMA API user is left): a domain no longer attached is never touched,
+ * p2pmap only forgets what it had in it.
+ */
+void p2pmap_dev_unbound(struct p2pmap_dev *dev)
 {
 	struct iommu_domain *domain = dev->domain;
 
 	lockdep_assert_held(&p2pmap_lock);
-	if (!dev->bound)
-		return;
-	p2pmap_dev_unbind(dev);
-	p2pmap_links_sync_dev(dev->addr);
-	if (domain && !p2pmap_domain_in_use(domain, dev))
-		p2pmap_ranges_release_domain(domain);
+	if (dev->bound)		/* UNBIND_DRIVER was not seen: p2pmap loaded */
+		p2pmap_dev_leave(dev);
+	dev->unbinding = false;
+	dev->dma_owned = false;
+	dev->domain = NULL;
+	dev->driver[0] = '\0';
+	p2pmap_generation++;
+	if (domain && !p2pmap_domain_in_use(domain, dev)) {
+		if (p2pmap_domain_attached(dev, domain))
+			p2pmap_ranges_release_domain(domain);
+		else
+			p2pmap_ranges_forget_domain(domain, dev->addr);
+	}
+	if (dev->removing)
+		p2pmap_dev_untrack(dev);
+}
+
+/*
+ * DEL_DEVICE: the device leaves.  Without a driver it is forgotten now;
+ * with one, or while its driver is unbinding, device_del() releases the
+ * driver after this event: the entry, its domain and its reservations
+ * stay until UNBOUND_DRIVER (p2pmap_dev_unbound()).
+ */
+void p2pmap_dev_remove(struct p2pmap_dev *dev)
+{
+	lockdep_assert_held(&p2pmap_lock);
+	p2pmap_dev_leave(dev);
+	if (dev->unbinding)
+		dev->removing = true;
+	else
+		p2pmap_dev_untrack(dev);
 }
 
 /* The fault index no longer names @dev; free what is left of it. */

@@ -66,3 +66,13 @@ bool p2pmap_domain_in_use(struct iommu_domain *domain,
 			return true;
 	return false;
 }
+
+/*
+ * Is @domain still what @dev's group is attached to?  Only compared, never
+ * dereferenced: at UNBOUND_DRIVER the driver no longer holds the domain.
+ */
+bool p2pmap_domain_attached(struct p2pmap_dev *dev,
+			    struct iommu_domain *domain)
+{
+	return iommu_get_domain_for_dev(&dev->pdev->dev) == domain;
+}

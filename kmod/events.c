@@ -73,7 +73,7 @@ void p2pmap_ntf_dev(struct p2pmap_dev *dev, u8 cmd)
 	if (!skb)
 		return;
 	if (cmd == P2PMAP_CMD_DEV_ADD_NTF)
-		err = p2pmap_dev_put_attrs(skb, dev);
+		err = p2pmap_dev_put_attrs(skb, dev, true);
 	else
 		err = nla_put_string(skb, P2PMAP_A_DEV_ADDR, dev->addr);
 	p2pmap_ntf_send(skb, hdr, err);
@@ -90,7 +90,7 @@ void p2pmap_ntf_link(struct p2pmap_link *link, u8 cmd)
 	if (!skb)
 		return;
 	if (cmd == P2PMAP_CMD_LINK_NTF)
-		err = p2pmap_link_put_attrs(skb, link);
+		err = p2pmap_link_put_attrs(skb, link, true);
 	else
 		err = nla_put_string(skb, P2PMAP_A_LINK_INITIATOR,
 				     link->initiator) ||

@@ -45,14 +45,27 @@
  * a line.
  *
  * The probe runs inside printk(): it must never print.
+ *
+ * Not on kernels whose printk calls trace_console_rcuidle() (6.1: see
+ * compat/probes/console_tp_rcuidle.c): there any probe attached to the
+ * console tracepoint makes every printk from NMI context WARN, which
+ * panic_on_warn turns into a crash at the next NMI backtrace.  The
+ * fault-log sources stay off there and INFO_GET says why.
  */
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
 #include "p2pmap.h"
 
+#define P2PMAP_LOG_OFF_RCUIDLE \
+	"this kernel's printk calls trace_console_rcuidle(): a probe there makes every printk from NMI context WARN (Linux 6.3 fixed it)"
+#define P2PMAP_LOG_OFF_NO_TP "the printk console tracepoint was not found"
+#define P2PMAP_LOG_OFF_REGISTER \
+	"the probe on the printk console tracepoint could not be registered"
+
 static struct tracepoint *p2pmap_console_tp;
 static u32 p2pmap_console_sources;	/* the parsers armed */
+const char *p2pmap_fault_log_off;	/* why none is, when asked for */
 
 static bool p2pmap_console_trusted(void)
 {
@@ -86,10 +99,18 @@ u32 p2pmap_fault_console_register(void)
 		   (p2pmap_amdvi_log ? P2PMAP_FAULT_SRC_AMDVI_LOG : 0);
 	int err;
 
+	p2pmap_fault_log_off = NULL;
 	if (!want)
 		return 0;
+#ifdef P2PMAP_HAVE_CONSOLE_TP_RCUIDLE
+	p2pmap_fault_log_off = P2PMAP_LOG_OFF_RCUIDLE;
+	pr_info("no fault counts from the VT-d or AMD-Vi fault logs: %s\n",
+		p2pmap_fault_log_off);
+	return 0;
+#endif
 	for_each_kernel_tracepoint(p2pmap_find_console_tp, NULL);
 	if (!p2pmap_console_tp) {
+		p2pmap_fault_log_off = P2PMAP_LOG_OFF_NO_TP;
 		pr_info("printk console tracepoint not found: no fault counts from the VT-d or AMD-Vi fault logs\n");
 		return 0;
 	}
@@ -99,6 +120,7 @@ u32 p2pmap_fault_console_register(void)
 	if (err) {
 		pr_warn("fault log probe unavailable (%d): no fault counts from the VT-d or AMD-Vi fault logs\n",
 			err);
+		p2pmap_fault_log_off = P2PMAP_LOG_OFF_REGISTER;
 		p2pmap_console_sources = 0;
 		return 0;
 	}

@@ -73,25 +73,34 @@ void p2pmap_fault_index_free(void)
 /*
  * VT-d fault lines name bus, device and function, not the PCI segment: a
  * requester id that a device of another segment has too (tracked or not)
- * says nothing about which one faulted.
+ * says nothing about which one faulted.  Decided once, when @dev is
+ * tracked (every PCI function, O(functions)), and a device tracked later
+ * in another segment with the same id marks the earlier one too; the
+ * index rebuild only copies the flag.
  */
-static bool p2pmap_sid_shared(struct pci_dev *pdev)
+void p2pmap_fault_sid_note(struct p2pmap_dev *dev)
 {
+	struct pci_dev *pdev = dev->pdev, *other = NULL;
 	int seg = pci_domain_nr(pdev->bus);
-	struct pci_bus *bus = NULL;
-	struct pci_dev *other;
+	struct p2pmap_dev *d;
 
-	while ((bus = pci_find_next_bus(bus))) {
-		if (pci_domain_nr(bus) == seg)
-			continue;
-		other = pci_get_domain_bus_and_slot(pci_domain_nr(bus),
-						    pdev->bus->number,
-						    pdev->devfn);
-		pci_dev_put(other);
-		if (other)
-			return true;
+	lockdep_assert_held(&p2pmap_lock);
+	for_each_pci_dev(other) {
+		if (pci_domain_nr(other->bus) != seg &&
+		    other->bus->number == pdev->bus->number &&
+		    other->devfn == pdev->devfn) {
+			dev->sid_shared = true;
+			pci_dev_put(other);
+			break;
+		}
 	}
-	return false;
+	list_for_each_entry(d, &p2pmap_devs, node)
+		if (pci_domain_nr(d->pdev->bus) != seg &&
+		    d->pdev->bus->number == pdev->bus->number &&
+		    d->pdev->devfn == pdev->devfn) {
+			d->sid_shared = true;
+			dev->sid_shared = true;
+		}
 }
 
 void p2pmap_fault_index_rebuild(void)
@@ -118,7 +127,7 @@ void p2pmap_fault_index_rebuild(void)
 
 		d->dev = &pd->pdev->dev;
 		d->sid = PCI_DEVID(pd->pdev->bus->number, pd->pdev->devfn);
-		d->sid_shared = p2pmap_sid_shared(pd->pdev);
+		d->sid_shared = pd->sid_shared;
 		d->pd = pd;
 		idx->nbars += p2pmap_index_bars(pd, idx->bars + idx->nbars);
 	}

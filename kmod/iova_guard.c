@@ -31,7 +31,7 @@
 #define P2PMAP_WHY_NO_IOVAD \
 	"cannot find the DMA API IOVA allocator of the initiator's domain on this kernel: refusing, the DMA API could hand out IOVAs inside the range"
 #define P2PMAP_WHY_IOVA_BUSY \
-	"target BAR holds IOVAs of the initiator's DMA API allocator that p2pmap did not reserve: its driver allocated there before p2pmap could; load p2pmap before the driver, or unbind and bind the driver"
+	"target BAR holds IOVAs of the initiator's DMA API allocator that p2pmap did not reserve (its driver allocated there before p2pmap could, or a firmware reserved region): load p2pmap before the driver, or unbind and bind the driver"
 #define P2PMAP_WHY_IOVA_NOMEM \
 	"out of memory for the IOVA reservation"
 
@@ -41,8 +41,15 @@ module_param_cb(debug_skip_iova_guard, &p2pmap_param_ops_bool,
 		&debug_skip_iova_guard, 0644);
 MODULE_PARM_DESC(debug_skip_iova_guard,
 		 "DEBUG BUILDS ONLY: map without reserving the IOVA range (proves the collision test can fail)");
+
+static bool debug_no_cache_flush;
+module_param_cb(debug_no_cache_flush, &p2pmap_param_ops_bool,
+		&debug_no_cache_flush, 0644);
+MODULE_PARM_DESC(debug_no_cache_flush,
+		 "DEBUG BUILDS ONLY: leave the IOVA caches alone before reserving windows (proves the rebind test can fail)");
 #else
 #define debug_skip_iova_guard false
+#define debug_no_cache_flush false
 #endif
 
 #ifdef P2PMAP_HAVE_DOMAIN_COOKIE_TYPE
@@ -130,21 +137,32 @@ static struct iova *p2pmap_iova_overlap(struct iova_domain *iovad,
 	return NULL;
 }
 
-/* Is @v exactly a memory window of @init's host bridge (what dma-iommu's
- * iova_reserve_pci_windows() reserved), bus offset applied?
+/*
+ * Is @v what dma-iommu's iova_reserve_pci_windows() made for the memory
+ * window of @init's own host bridge that holds [lo, hi] (bus offset
+ * applied)?  It reserved the whole window at domain init; a firmware
+ * reserved region overlapping it is merged into that node afterwards by
+ * reserve_iova() (which lowers the node's start), so the node holds at
+ * least the whole window.  A node of the DMA API never does: it cannot
+ * allocate inside a reserved window.
  */
 static bool p2pmap_iova_is_bridge_window(struct iova_domain *iovad,
 					 struct pci_dev *init,
-					 const struct iova *v)
+					 const struct iova *v, unsigned long lo,
+					 unsigned long hi)
 {
 	struct pci_host_bridge *bridge = pci_find_host_bridge(init->bus);
 	struct resource_entry *w;
 
 	resource_list_for_each_entry(w, &bridge->windows) {
+		unsigned long wlo, whi;
+
 		if (resource_type(w->res) != IORESOURCE_MEM)
 			continue;
-		if (iova_pfn(iovad, w->res->start - w->offset) == v->pfn_lo &&
-		    iova_pfn(iovad, w->res->end - w->offset) == v->pfn_hi)
+		wlo = iova_pfn(iovad, w->res->start - w->offset);
+		whi = iova_pfn(iovad, w->res->end - w->offset);
+		if (wlo <= lo && hi <= whi && v->pfn_lo <= wlo &&
+		    whi <= v->pfn_hi)
 			return true;
 	}
 	return false;
@@ -234,7 +252,8 @@ int p2pmap_iova_reserve(struct iommu_domain *domain, struct pci_dev *init,
 	if (v) {
 		/* Read @v only here: it is not ours and may go any time. */
 		inside = v->pfn_lo <= lo && v->pfn_hi >= hi;
-		covered = inside && p2pmap_iova_is_bridge_window(iovad, init, v);
+		covered = inside &&
+			  p2pmap_iova_is_bridge_window(iovad, init, v, lo, hi);
 		in_way_lo = (u64)v->pfn_lo << iova_shift(iovad);
 		in_way_hi = ((u64)v->pfn_hi + 1) << iova_shift(iovad);
 	} else {
@@ -305,6 +324,31 @@ int p2pmap_iova_reserve_gap(struct iommu_domain *domain, u64 lo, u64 hi,
 	*way_lo = (u64)wlo << iova_shift(iovad);
 	*way_end = ((u64)whi + 1) << iova_shift(iovad);
 	return 0;
+}
+
+/*
+ * Empty @domain's per-CPU and global IOVA caches: freed IOVAs of up to 32
+ * pages wait there as allocated tree nodes (also under strict
+ * invalidation) and are handed out first, so a window reserved around them
+ * would get holes that the next driver is given.  iova.c flushes them only
+ * when an alloc_iova_fast() with flush_rcache fails; this one cannot
+ * succeed (the whole 32-bit space below 4 GiB), bypasses the caches (too
+ * large for them) and leaves the tree as it was.
+ */
+void p2pmap_iova_flush_caches(struct iommu_domain *domain)
+{
+	struct iova_domain *iovad;
+	unsigned long pfn;
+
+	if (!domain || debug_no_cache_flush)
+		return;
+	iovad = p2pmap_iovad(domain);
+	if (!iovad || !iovad->rcaches || iovad->dma_32bit_pfn < 2)
+		return;
+	pfn = alloc_iova_fast(iovad, iovad->dma_32bit_pfn,
+			      iovad->dma_32bit_pfn - 1, true);
+	if (WARN_ON_ONCE(pfn))
+		free_iova_fast(iovad, pfn, iovad->dma_32bit_pfn);
 }
 
 /* Give back a reservation made by p2pmap_iova_reserve(). */

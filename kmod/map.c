@@ -11,6 +11,8 @@
 	"target BAR range is already translated in the initiator's domain, by a mapping p2pmap did not make"
 #define P2PMAP_WHY_STUCK \
 	"an earlier unmap of this range came back short: it stays reserved and unusable (p2pmap info)"
+#define P2PMAP_WHY_SME \
+	"SME is active (mem_encrypt=on) and this kernel's AMD IOMMU page table sets the C-bit on MMIO PTEs, which AMD requires clear for MMIO: fixed by e2692c4eeaa4 \"iommupt: Do not set C-bit on MMIO backed PTEs\" (Linux 7.0, 6.19.4); boot without mem_encrypt=on or a kernel with the fix"
 #define P2PMAP_WHY_NO_BAR \
 	"the BAR mask selects no memory BAR of the target that can be mapped (page-sized and aligned)"
 
@@ -111,6 +113,23 @@ static int p2pmap_range_map(struct p2pmap_range *r, phys_addr_t phys,
 }
 
 /*
+ * The target's BAR layout changed (the BAR moved or changed size) while
+ * the initiator stayed bound: the initiator may still hold the old raw
+ * address, so the old range keeps its reservation, as a window (reserved,
+ * never mapped), until the domain's reservations go.
+ */
+static void p2pmap_range_hold(struct p2pmap_range *r)
+{
+	if (!r->resv) {		/* the kernel's own bridge window holds it */
+		p2pmap_range_release(r);
+		return;
+	}
+	pr_debug("range %#llx+%#llx: kept reserved (the BAR layout changed)\n",
+		 r->iova, r->size);
+	r->window = true;
+}
+
+/*
  * The range for @bar in @init's @domain, mapped, with one more user.  A
  * range kept reserved from an earlier link (the target left and came back)
  * is mapped again in its reservation.
@@ -121,26 +140,23 @@ static struct p2pmap_range *p2pmap_range_get(struct iommu_domain *domain,
 					     const char **why, int *err)
 {
 	struct p2pmap_range *r = p2pmap_range_find(domain, bar->bus);
+	struct p2pmap_range *o;
 	bool fresh = false;
 
-	if (r && (r->size != bar->size || r->stuck) && !r->users) {
-		/* The BAR moved or changed size; a stuck range stays. */
-		if (r->stuck) {
-			*why = P2PMAP_WHY_STUCK;
-			*err = -EIO;
-			return NULL;
-		}
-		p2pmap_range_release(r);
+	if (r && r->stuck && !r->users) {
+		*why = P2PMAP_WHY_STUCK;
+		*err = -EIO;
+		return NULL;
+	}
+	if (r && r->size != bar->size && !r->users) {
+		p2pmap_range_hold(r);
 		r = NULL;
 	}
 	if (!r) {
-		struct p2pmap_range *o = p2pmap_range_overlap(domain, bar->bus,
-							      bar->size);
-
-		if (o && !o->users && !o->stuck) {
-			p2pmap_range_release(o);	/* an old BAR layout */
-			o = NULL;
-		}
+		/* Ranges of an old BAR layout: kept, out of the way. */
+		while ((o = p2pmap_range_overlap(domain, bar->bus, bar->size)) &&
+		       !o->users && !o->stuck)
+			p2pmap_range_hold(o);
 		if (o) {
 			*why = "target BAR overlaps a different p2pmap range in this domain";
 			*err = -EBUSY;
@@ -186,6 +202,10 @@ int p2pmap_link_map(struct p2pmap_link *link, struct p2pmap_dev *init,
 	if (!domain) {
 		link->reason = "initiator is not on its default DMA domain";
 		return -EBUSY;
+	}
+	if (p2pmap_sme_state() == P2PMAP_SME_REFUSED) {
+		link->reason = P2PMAP_WHY_SME;
+		return -EOPNOTSUPP;
 	}
 	min_page = BIT(__ffs(domain->pgsize_bitmap));
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {

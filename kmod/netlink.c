@@ -57,6 +57,18 @@ int p2pmap_nl_may_change(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
+ * Fault addresses go only to readers with CAP_SYS_ADMIN in the initial user
+ * namespace: an address outside every BAR is an IOVA of the device's DMA
+ * API space, which the kernel itself prints only to its log (dmesg_restrict
+ * on Debian).  Counts, times and BARs (world-readable in
+ * /sys/bus/pci/devices/X/resource already) go to every reader.
+ */
+bool p2pmap_nl_sees_addrs(struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+/*
  * Every refusal says why: the handlers name the attribute or the state at
  * fault (GENL_REQ_ATTR_CHECK the missing attribute); the resource errors
  * get their word here.

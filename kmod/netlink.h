@@ -17,14 +17,16 @@ extern struct genl_family p2pmap_family;
 int p2pmap_nl_dev_get(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
-int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev);
+int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev,
+			 bool addrs);
 
 /* netlink_link.c: P2PMAP_CMD_LINK_* */
 int p2pmap_nl_link_get(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_nl_link_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int p2pmap_nl_link_add(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_nl_link_del(struct sk_buff *skb, struct genl_info *info);
-int p2pmap_link_put_attrs(struct sk_buff *skb, const struct p2pmap_link *link);
+int p2pmap_link_put_attrs(struct sk_buff *skb, const struct p2pmap_link *link,
+			  bool addrs);
 
 /* netlink_policy.c: P2PMAP_CMD_POLICY_{GET,SET} */
 int p2pmap_nl_policy_get(struct sk_buff *skb, struct genl_info *info);
@@ -37,7 +39,7 @@ int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_nl_faults_reset(struct sk_buff *skb, struct genl_info *info);
 int p2pmap_put_fault_count(struct sk_buff *skb, int a_count, int a_addr,
 			   int a_flags, int a_time, int a_sources, int a_pad,
-			   struct p2pmap_fault_count *f);
+			   struct p2pmap_fault_count *f, bool addrs);
 
 /* Point the ext-ack at @msg, which must have static storage. */
 static inline void p2pmap_nl_msg(struct netlink_ext_ack *extack,
@@ -51,6 +53,7 @@ static inline void p2pmap_nl_msg(struct netlink_ext_ack *extack,
 
 /* netlink.c: the checks every state-changing command makes first */
 int p2pmap_nl_may_change(struct sk_buff *skb, struct genl_info *info);
+bool p2pmap_nl_sees_addrs(struct sk_buff *skb);
 int p2pmap_nl_done(struct genl_info *info, int err);
 
 #endif /* P2PMAP_NETLINK_H */

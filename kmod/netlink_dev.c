@@ -44,7 +44,7 @@ static u32 p2pmap_dev_state(const struct p2pmap_dev *dev)
 }
 
 static int p2pmap_put_peer(struct sk_buff *skb, struct p2pmap_peer_faults *p,
-			   const char *target)
+			   const char *target, bool addrs)
 {
 	struct nlattr *nest = nla_nest_start(skb, P2PMAP_A_DEV_PEER);
 
@@ -56,7 +56,7 @@ static int p2pmap_put_peer(struct sk_buff *skb, struct p2pmap_peer_faults *p,
 				   P2PMAP_A_PEER_FAULT_LAST_FLAGS,
 				   P2PMAP_A_PEER_FAULT_LAST_TIME,
 				   P2PMAP_A_PEER_FAULT_SOURCES,
-				   P2PMAP_A_PEER_PAD, &p->f)) {
+				   P2PMAP_A_PEER_PAD, &p->f, addrs)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -65,7 +65,8 @@ static int p2pmap_put_peer(struct sk_buff *skb, struct p2pmap_peer_faults *p,
 }
 
 /* Targets this device faulted into, named by their current address. */
-static int p2pmap_dev_put_peers(struct sk_buff *skb, struct p2pmap_dev *dev)
+static int p2pmap_dev_put_peers(struct sk_buff *skb, struct p2pmap_dev *dev,
+				bool addrs)
 {
 	struct p2pmap_dev *tgt;
 	int i;
@@ -78,13 +79,14 @@ static int p2pmap_dev_put_peers(struct sk_buff *skb, struct p2pmap_dev *dev)
 			continue;
 		list_for_each_entry(tgt, &p2pmap_devs, node)
 			if (tgt->id == id &&
-			    p2pmap_put_peer(skb, p, tgt->addr))
+			    p2pmap_put_peer(skb, p, tgt->addr, addrs))
 				return -EMSGSIZE;
 	}
 	return 0;
 }
 
-int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev)
+int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev,
+			 bool addrs)
 {
 	struct pci_dev *pdev = dev->pdev;
 	const char *why;
@@ -114,17 +116,17 @@ int p2pmap_dev_put_attrs(struct sk_buff *skb, struct p2pmap_dev *dev)
 				   P2PMAP_A_DEV_FAULT_LAST_FLAGS,
 				   P2PMAP_A_DEV_FAULT_LAST_TIME,
 				   P2PMAP_A_DEV_FAULT_SOURCES,
-				   P2PMAP_A_DEV_PAD, &dev->faults) ||
+				   P2PMAP_A_DEV_PAD, &dev->faults, addrs) ||
 	    nla_put_u64_64bit(skb, P2PMAP_A_DEV_FAULTS_OTHER,
 			      atomic64_read(&dev->other.count),
 			      P2PMAP_A_DEV_PAD))
 		return -EMSGSIZE;
-	return p2pmap_dev_put_peers(skb, dev);
+	return p2pmap_dev_put_peers(skb, dev, addrs);
 }
 
 static int p2pmap_dev_fill(struct sk_buff *skb, struct p2pmap_dev *dev,
 			   u32 portid, u32 seq, int flags,
-			   struct netlink_callback *cb)
+			   struct netlink_callback *cb, bool addrs)
 {
 	void *hdr = genlmsg_put(skb, portid, seq, &p2pmap_family, flags,
 				P2PMAP_CMD_DEV_GET);
@@ -133,7 +135,7 @@ static int p2pmap_dev_fill(struct sk_buff *skb, struct p2pmap_dev *dev,
 		return -EMSGSIZE;
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
-	if (p2pmap_dev_put_attrs(skb, dev)) {
+	if (p2pmap_dev_put_attrs(skb, dev, addrs)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -143,6 +145,7 @@ static int p2pmap_dev_fill(struct sk_buff *skb, struct p2pmap_dev *dev,
 
 int p2pmap_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	bool addrs = p2pmap_nl_sees_addrs(cb->skb);
 	long idx = 0, start = cb->args[0];
 	struct p2pmap_dev *dev;
 
@@ -154,7 +157,7 @@ int p2pmap_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			continue;
 		}
 		if (p2pmap_dev_fill(skb, dev, NETLINK_CB(cb->skb).portid,
-				    cb->nlh->nlmsg_seq, NLM_F_MULTI, cb))
+				    cb->nlh->nlmsg_seq, NLM_F_MULTI, cb, addrs))
 			break;
 		idx++;
 	}
@@ -183,7 +186,8 @@ int p2pmap_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 		err = -ENODEV;
 	} else {
 		err = p2pmap_dev_fill(msg, dev, info->snd_portid,
-				      info->snd_seq, 0, NULL);
+				      info->snd_seq, 0, NULL,
+				      p2pmap_nl_sees_addrs(skb));
 	}
 	mutex_unlock(&p2pmap_lock);
 	if (err) {

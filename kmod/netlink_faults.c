@@ -3,10 +3,13 @@
 #include "p2pmap.h"
 #include "netlink.h"
 
-/* The counter, and its "last" attributes once it has counted something. */
+/*
+ * The counter, and its "last" attributes once it has counted something;
+ * the fault's address only for @addrs (p2pmap_nl_sees_addrs()).
+ */
 int p2pmap_put_fault_count(struct sk_buff *skb, int a_count, int a_addr,
 			   int a_flags, int a_time, int a_sources, int a_pad,
-			   struct p2pmap_fault_count *f)
+			   struct p2pmap_fault_count *f, bool addrs)
 {
 	u64 count = atomic64_read(&f->count);
 
@@ -14,7 +17,8 @@ int p2pmap_put_fault_count(struct sk_buff *skb, int a_count, int a_addr,
 		return -EMSGSIZE;
 	if (!count)
 		return 0;
-	if (nla_put_u64_64bit(skb, a_addr, READ_ONCE(f->last_addr), a_pad) ||
+	if ((addrs &&
+	     nla_put_u64_64bit(skb, a_addr, READ_ONCE(f->last_addr), a_pad)) ||
 	    nla_put_u32(skb, a_flags, READ_ONCE(f->last_flags)) ||
 	    nla_put_u64_64bit(skb, a_time, READ_ONCE(f->last_time), a_pad) ||
 	    nla_put_u32(skb, a_sources, atomic_read(&f->sources)))

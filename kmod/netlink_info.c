@@ -31,7 +31,11 @@ int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info)
 			    p2pmap_param_error)) ||
 	    nla_put_u64_64bit(msg, P2PMAP_A_INFO_FAULT_LOG_DROPPED,
 			      p2pmap_fault_amdvi_rejected(),
-			      P2PMAP_A_INFO_PAD)) {
+			      P2PMAP_A_INFO_PAD) ||
+	    nla_put_u32(msg, P2PMAP_A_INFO_SME, p2pmap_sme_state()) ||
+	    (p2pmap_fault_log_off &&
+	     nla_put_string(msg, P2PMAP_A_INFO_FAULT_LOG_OFF,
+			    p2pmap_fault_log_off))) {
 		mutex_unlock(&p2pmap_lock);
 		goto nomem;
 	}

@@ -26,7 +26,7 @@ static int p2pmap_put_range(struct sk_buff *skb, const struct p2pmap_range *r,
 
 /* The counter of the link's (initiator, target) pair, zero if none yet. */
 static int p2pmap_link_put_faults(struct sk_buff *skb,
-				  const struct p2pmap_link *link)
+				  const struct p2pmap_link *link, bool addrs)
 {
 	struct p2pmap_dev *init = p2pmap_dev_find(link->initiator);
 	struct p2pmap_dev *tgt = p2pmap_dev_find(link->target);
@@ -42,10 +42,11 @@ static int p2pmap_link_put_faults(struct sk_buff *skb,
 				      P2PMAP_A_LINK_FAULT_LAST_FLAGS,
 				      P2PMAP_A_LINK_FAULT_LAST_TIME,
 				      P2PMAP_A_LINK_FAULT_SOURCES,
-				      P2PMAP_A_LINK_PAD, &p->f);
+				      P2PMAP_A_LINK_PAD, &p->f, addrs);
 }
 
-int p2pmap_link_put_attrs(struct sk_buff *skb, const struct p2pmap_link *link)
+int p2pmap_link_put_attrs(struct sk_buff *skb, const struct p2pmap_link *link,
+			  bool addrs)
 {
 	int i;
 
@@ -64,12 +65,12 @@ int p2pmap_link_put_attrs(struct sk_buff *skb, const struct p2pmap_link *link)
 		if (link->ranges[i] &&
 		    p2pmap_put_range(skb, link->ranges[i], link->range_bar[i]))
 			return -EMSGSIZE;
-	return p2pmap_link_put_faults(skb, link);
+	return p2pmap_link_put_faults(skb, link, addrs);
 }
 
 static int p2pmap_link_fill(struct sk_buff *skb, const struct p2pmap_link *link,
 			    u32 portid, u32 seq, int flags,
-			    struct netlink_callback *cb)
+			    struct netlink_callback *cb, bool addrs)
 {
 	void *hdr = genlmsg_put(skb, portid, seq, &p2pmap_family, flags,
 				P2PMAP_CMD_LINK_GET);
@@ -78,7 +79,7 @@ static int p2pmap_link_fill(struct sk_buff *skb, const struct p2pmap_link *link,
 		return -EMSGSIZE;
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
-	if (p2pmap_link_put_attrs(skb, link)) {
+	if (p2pmap_link_put_attrs(skb, link, addrs)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -88,6 +89,7 @@ static int p2pmap_link_fill(struct sk_buff *skb, const struct p2pmap_link *link,
 
 int p2pmap_nl_link_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	bool addrs = p2pmap_nl_sees_addrs(cb->skb);
 	long idx = 0, start = cb->args[0];
 	struct p2pmap_link *link;
 
@@ -99,7 +101,7 @@ int p2pmap_nl_link_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			continue;
 		}
 		if (p2pmap_link_fill(skb, link, NETLINK_CB(cb->skb).portid,
-				     cb->nlh->nlmsg_seq, NLM_F_MULTI, cb))
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI, cb, addrs))
 			break;
 		idx++;
 	}
@@ -143,7 +145,7 @@ static int p2pmap_nl_link_addrs(struct genl_info *info, const char **init,
 	return 0;
 }
 
-static int p2pmap_nl_link_reply(struct genl_info *info,
+static int p2pmap_nl_link_reply(struct sk_buff *skb, struct genl_info *info,
 				const struct p2pmap_link *link)
 {
 	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
@@ -151,7 +153,7 @@ static int p2pmap_nl_link_reply(struct genl_info *info,
 	if (!msg)
 		return p2pmap_nl_done(info, -ENOMEM);
 	if (p2pmap_link_fill(msg, link, info->snd_portid, info->snd_seq, 0,
-			     NULL)) {
+			     NULL, p2pmap_nl_sees_addrs(skb))) {
 		nlmsg_free(msg);
 		return p2pmap_nl_done(info, -EMSGSIZE);
 	}
@@ -170,7 +172,7 @@ int p2pmap_nl_link_get(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&p2pmap_lock);
 	link = p2pmap_link_find(init, tgt);
 	if (link)
-		err = p2pmap_nl_link_reply(info, link);
+		err = p2pmap_nl_link_reply(skb, info, link);
 	mutex_unlock(&p2pmap_lock);
 	if (!link) {
 		NL_SET_ERR_MSG(info->extack, "no such link");

@@ -145,9 +145,12 @@ static int p2pmap_policy_set(struct genl_info *info)
 	pr_info("policy: drivers=\"%s\" vendors=\"%s\" classes=\"%s\" numa_nodes=\"%s\"\n",
 		p2pmap_policy.drivers, p2pmap_policy.vendors,
 		p2pmap_policy.classes, p2pmap_policy.numa_nodes);
-	list_for_each_entry(dev, &p2pmap_devs, node)
-		if (dev->bound && p2pmap_policy_may_admit(dev, &why))
-			p2pmap_reserve_windows(dev);
+	list_for_each_entry(dev, &p2pmap_devs, node) {
+		if (!dev->bound || !p2pmap_policy_may_admit(dev, &why))
+			continue;
+		p2pmap_iova_flush_caches(dev->domain);
+		p2pmap_reserve_windows(dev);
+	}
 	list_for_each_entry(link, &p2pmap_links, node)
 		p2pmap_link_sync(link);
 	mutex_unlock(&p2pmap_lock);

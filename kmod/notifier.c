@@ -4,10 +4,12 @@
  * existed before p2pmap was loaded.
  *
  * Events (driver core order):  ADD_DEVICE -> BIND_DRIVER -> probe ->
- * BOUND_DRIVER;  UNBIND_DRIVER -> remove -> UNBOUND_DRIVER;  DEL_DEVICE ->
- * unbind -> REMOVED_DEVICE.  p2pmap maps at BOUND_DRIVER (BARs are final),
- * unmaps at UNBIND_DRIVER (before the driver goes) and forgets the device at
- * DEL_DEVICE (its domain is still alive then).
+ * BOUND_DRIVER;  UNBIND_DRIVER -> remove -> dma_cleanup -> UNBOUND_DRIVER;
+ * DEL_DEVICE -> unbind -> REMOVED_DEVICE.  p2pmap reserves at BIND_DRIVER,
+ * maps at BOUND_DRIVER (BARs are final), unmaps at UNBIND_DRIVER (before
+ * the driver goes), gives reservations back at UNBOUND_DRIVER (the driver
+ * is gone) and forgets the device at DEL_DEVICE, or at the UNBOUND_DRIVER
+ * that follows it when a driver was still there (device.c).
  */
 #include <linux/device.h>
 #include <linux/slab.h>
@@ -87,15 +89,18 @@ static void p2pmap_event(struct pci_dev *pdev, unsigned long action)
 		if (dev)
 			p2pmap_dev_leave(dev);
 		return;
+	case BUS_NOTIFY_UNBOUND_DRIVER:
+		dev = p2pmap_dev_find_pdev(pdev);
+		if (dev)
+			p2pmap_dev_unbound(dev);
+		return;
 	case BUS_NOTIFY_DEL_DEVICE:
 		/* Unmap while the device (and its domain) still exists. */
 		dev = p2pmap_dev_find_pdev(pdev);
-		if (dev) {
-			p2pmap_dev_leave(dev);
-			p2pmap_dev_untrack(dev);
-		} else if (p2pmap_replaying) {
+		if (dev)
+			p2pmap_dev_remove(dev);
+		else if (p2pmap_replaying)
 			p2pmap_gone_add(pdev);
-		}
 		return;
 	case BUS_NOTIFY_REMOVED_DEVICE:
 		/* Only an entry the replay made after DEL_DEVICE (it never
@@ -103,7 +108,7 @@ static void p2pmap_event(struct pci_dev *pdev, unsigned long action)
 		 * freed already: no IOMMU call.
 		 */
 		dev = p2pmap_dev_find_pdev(pdev);
-		if (dev && !WARN_ON_ONCE(dev->bound))
+		if (dev && !WARN_ON_ONCE(dev->bound || dev->unbinding))
 			p2pmap_dev_untrack(dev);
 		else if (!dev && p2pmap_replaying)
 			p2pmap_gone_add(pdev);

@@ -81,14 +81,28 @@ struct p2pmap_dev {
 	struct pci_dev *pdev;			/* reference held */
 	u32 id;					/* never reused, never 0 */
 	char addr[P2PMAP_ADDR_LEN];
+	bool sid_shared;			/* its requester id is another
+						 * PCI segment's too
+						 */
 	bool bound;				/* a driver is bound */
 	bool dma_owned;				/* ... and it manages DMA itself */
 	/*
-	 * The default DMA domain recorded at the last bind, or NULL.  Only
-	 * set while bound to a driver that uses the DMA API: the IOMMU core
-	 * cannot free or replace a default domain while such a driver is
-	 * bound.  Never read from the IOMMU core for an unbound or
-	 * VFIO-owned device (the domain may be freed under us then).
+	 * UNBIND_DRIVER seen, UNBOUND_DRIVER not yet: the driver's remove()
+	 * and dma_cleanup() are running.  @domain stays recorded, and the
+	 * domain's reservations stay, until UNBOUND_DRIVER.
+	 */
+	bool unbinding;
+	bool removing;				/* DEL_DEVICE seen while bound or
+						 * unbinding: forgotten at
+						 * UNBOUND_DRIVER
+						 */
+	/*
+	 * The default DMA domain recorded at the last bind event, or NULL.
+	 * Only set from BIND_DRIVER to UNBOUND_DRIVER of a driver that uses
+	 * the DMA API: the IOMMU core cannot free or replace a default domain
+	 * while such a driver holds it (dma_configure() to dma_cleanup()).
+	 * Never read from the IOMMU core for an unbound or VFIO-owned device
+	 * (the domain may be freed under us then).
 	 */
 	struct iommu_domain *domain;
 	enum p2pmap_domain domain_type;		/* recorded at the last bind */
@@ -173,6 +187,8 @@ void p2pmap_dev_binding(struct p2pmap_dev *dev, struct pci_dev *pdev);
 void p2pmap_dev_not_bound(struct p2pmap_dev *dev);
 void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev);
 void p2pmap_dev_leave(struct p2pmap_dev *dev);
+void p2pmap_dev_unbound(struct p2pmap_dev *dev);
+void p2pmap_dev_remove(struct p2pmap_dev *dev);
 void p2pmap_dev_untrack(struct p2pmap_dev *dev);
 void p2pmap_dev_untrack_all(void);
 extern struct list_head p2pmap_devs;
@@ -181,6 +197,8 @@ extern struct list_head p2pmap_devs;
 void p2pmap_domain_record(struct p2pmap_dev *dev);
 bool p2pmap_domain_in_use(struct iommu_domain *domain,
 			  const struct p2pmap_dev *except);
+bool p2pmap_domain_attached(struct p2pmap_dev *dev,
+			    struct iommu_domain *domain);
 
 /* link.c */
 extern struct list_head p2pmap_links;
@@ -221,6 +239,8 @@ struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
 				      const char **why, int *err);
 void p2pmap_range_release(struct p2pmap_range *r);
 void p2pmap_ranges_release_domain(struct iommu_domain *domain);
+void p2pmap_ranges_forget_domain(struct iommu_domain *domain,
+				 const char *addr);
 void p2pmap_ranges_release_all(void);
 unsigned int p2pmap_ranges_reserved(void);
 
@@ -228,8 +248,9 @@ unsigned int p2pmap_ranges_reserved(void);
 unsigned int p2pmap_reserve_windows(struct p2pmap_dev *dev);
 void p2pmap_reserve_param_check(void);
 u64 p2pmap_windows_reserved_bytes(void);
-struct p2pmap_range *p2pmap_window_covering(struct iommu_domain *domain,
-					    u64 iova, u64 size);
+bool p2pmap_windows_cover(struct iommu_domain *domain, u64 iova, u64 size);
+int p2pmap_windows_fill(struct iommu_domain *domain, struct pci_dev *init,
+			u64 iova, u64 size, const char **why);
 
 /* iova_guard.c: keeps the DMA API's IOVA allocator out of identity ranges */
 int p2pmap_iova_reserve(struct iommu_domain *domain, struct pci_dev *init,
@@ -239,6 +260,7 @@ int p2pmap_iova_reserve_gap(struct iommu_domain *domain, u64 lo, u64 hi,
 			    struct iova **resv, u64 *gap_lo, u64 *gap_end,
 			    u64 *way_lo, u64 *way_end);
 void p2pmap_iova_release(struct iommu_domain *domain, struct iova *resv);
+void p2pmap_iova_flush_caches(struct iommu_domain *domain);
 
 /* fault.c: counting IOMMU faults */
 void p2pmap_fault_account(struct p2pmap_dev *init, u64 addr, bool write,
@@ -259,6 +281,7 @@ void p2pmap_fault_ntf_flush(void);
 
 /* fault_index.c: what the fault probes may look up, under RCU */
 void p2pmap_fault_index_rebuild(void);
+void p2pmap_fault_sid_note(struct p2pmap_dev *dev);
 void p2pmap_fault_index_free(void);
 struct p2pmap_dev *p2pmap_fault_index_dev(const struct device *dev);
 struct p2pmap_dev *p2pmap_fault_index_sid(u16 source_id);
@@ -270,6 +293,7 @@ int p2pmap_fault_tp_register(void);
 void p2pmap_fault_tp_unregister(void);
 
 /* fault_console.c: the printk console probe, for the fault-log parsers */
+extern const char *p2pmap_fault_log_off;
 u32 p2pmap_fault_console_register(void);
 void p2pmap_fault_console_unregister(void);
 
@@ -321,6 +345,9 @@ bool p2pmap_policy_admits_under(const struct p2pmap_policy *p,
 bool p2pmap_policy_may_admit(const struct p2pmap_dev *dev, const char **why);
 bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev,
 				 const char **why);
+
+/* sme.c: AMD SME and the C-bit of identity PTEs */
+enum p2pmap_sme p2pmap_sme_state(void);
 
 /* notifier.c */
 int p2pmap_notifier_register(void);

@@ -5,14 +5,12 @@
  * reserved after it is unmapped (unmap.c): the initiator may keep using the
  * raw peer address, and that address must fault, never reach a buffer the
  * DMA API handed out in its place.  The reservation goes when no device of
- * the domain is bound to a DMA API driver any more (the last one starts to
- * unbind, or is removed), and at module unload.  All under p2pmap_lock.
+ * the domain is bound to a DMA API driver any more (the last one has
+ * finished unbinding: UNBOUND_DRIVER, after its remove() and dma_cleanup()),
+ * and at module unload.  All under p2pmap_lock.
  */
 #include <linux/slab.h>
 #include "p2pmap.h"
-
-#define P2PMAP_WHY_LATE \
-	"the initiator's driver allocated IOVAs inside this target BAR before p2pmap could reserve it: load p2pmap before the driver (softdep, initramfs), or unbind and bind the driver"
 
 LIST_HEAD(p2pmap_ranges);
 
@@ -49,18 +47,6 @@ struct p2pmap_range *p2pmap_range_overlap(struct iommu_domain *domain,
 	return NULL;
 }
 
-/* Does a window reservation of @domain cover part of the range only? */
-static bool p2pmap_window_partly(struct iommu_domain *domain, u64 iova,
-				 u64 size)
-{
-	struct p2pmap_range *r;
-
-	list_for_each_entry(r, &p2pmap_ranges, node)
-		if (r->window && p2pmap_range_overlaps(r, domain, iova, size))
-			return true;
-	return false;
-}
-
 /* A new range, reserved in the DMA API allocator of @init's @domain. */
 struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
 				      struct pci_dev *init, u64 iova, u64 size,
@@ -76,18 +62,13 @@ struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
 		return NULL;
 	}
 	/* Inside another bridge's window, reserved before the driver
-	 * probed: that reservation covers it.  Partly inside one: the rest
-	 * was the DMA API's already then.
+	 * probed: that reservation covers it.  Partly inside: the rest is
+	 * reserved now, if nothing of the DMA API's is there.
 	 */
-	if (p2pmap_window_covering(domain, iova, size)) {
-		*err = 0;
-	} else if (p2pmap_window_partly(domain, iova, size)) {
-		*why = P2PMAP_WHY_LATE;
-		*err = -EBUSY;
-	} else {
+	*err = p2pmap_windows_fill(domain, init, iova, size, why);
+	if (*err == 1)
 		*err = p2pmap_iova_reserve(domain, init, iova, size, &r->resv,
 					   why);
-	}
 	if (*err) {
 		kfree(r);
 		return NULL;
@@ -128,6 +109,32 @@ void p2pmap_ranges_release_domain(struct iommu_domain *domain)
 	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node)
 		if (r->domain == domain)
 			p2pmap_range_release(r);
+}
+
+/*
+ * @domain is no longer attached to the device p2pmap recorded it for (root
+ * changed the group's type between dma_cleanup() and UNBOUND_DRIVER): it
+ * may be freed, with p2pmap's nodes in it.  Forget the ranges without
+ * touching it.  Links were unmapped at UNBIND_DRIVER, while it was alive.
+ */
+void p2pmap_ranges_forget_domain(struct iommu_domain *domain,
+				 const char *addr)
+{
+	struct p2pmap_range *r, *tmp;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node) {
+		if (r->domain != domain)
+			continue;
+		WARN_ON_ONCE(r->users || (r->mapped && !r->stuck));
+		list_del(&r->node);
+		kfree(r);
+		n++;
+	}
+	if (n)
+		pr_warn("%s: its default domain was replaced while its driver unbound: %u range(s) forgotten, not given back (the kernel frees them with the domain)\n",
+			addr, n);
 }
 
 /*

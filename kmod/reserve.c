@@ -48,16 +48,122 @@ void p2pmap_reserve_param_check(void)
 				     reserve);
 }
 
-struct p2pmap_range *p2pmap_window_covering(struct iommu_domain *domain,
-					    u64 iova, u64 size)
+/* The window range of @domain that holds @iova, if any. */
+static struct p2pmap_range *p2pmap_window_at(struct iommu_domain *domain,
+					     u64 iova)
 {
 	struct p2pmap_range *r;
 
 	list_for_each_entry(r, &p2pmap_ranges, node)
 		if (r->window && r->domain == domain && r->iova <= iova &&
-		    iova + size <= r->iova + r->size)
+		    iova - r->iova < r->size)
 			return r;
 	return NULL;
+}
+
+/*
+ * The first stretch of [*lo, end) that no window of @domain holds: moves
+ * *lo to its start and returns its end; returns *lo when the windows hold
+ * all of it.  Windows may lie side by side (reserved in two passes): they
+ * are walked as one.
+ */
+static u64 p2pmap_window_gap(struct iommu_domain *domain, u64 *lo, u64 end)
+{
+	struct p2pmap_range *r;
+	u64 gap_end;
+
+	while (*lo < end && (r = p2pmap_window_at(domain, *lo)))
+		*lo = r->iova + r->size;
+	if (*lo >= end)
+		return *lo;
+	gap_end = end;
+	list_for_each_entry(r, &p2pmap_ranges, node)
+		if (r->window && r->domain == domain && r->iova > *lo &&
+		    r->iova < gap_end)
+			gap_end = r->iova;
+	return gap_end;
+}
+
+/* Does any window of @domain hold part of the range? */
+static bool p2pmap_windows_touch(struct iommu_domain *domain, u64 iova,
+				 u64 size)
+{
+	struct p2pmap_range *r;
+
+	list_for_each_entry(r, &p2pmap_ranges, node)
+		if (r->window && r->domain == domain &&
+		    r->iova < iova + size && iova < r->iova + r->size)
+			return true;
+	return false;
+}
+
+/* A window range over p2pmap's new node @resv (NULL: covered by the
+ * initiator's own host-bridge window).
+ */
+static struct p2pmap_range *p2pmap_window_add(struct iommu_domain *domain,
+					      u64 iova, u64 size,
+					      struct iova *resv)
+{
+	struct p2pmap_range *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return NULL;
+	r->domain = domain;
+	r->iova = iova;
+	r->size = size;
+	r->resv = resv;
+	r->window = true;
+	list_add_tail(&r->node, &p2pmap_ranges);
+	return r;
+}
+
+/*
+ * A range that windows of @domain hold in part (a BAR of another host
+ * bridge whose window had nodes of the driver in it when it was reserved):
+ * reserve the rest too, with the guard's rules (any node in the way that
+ * p2pmap did not make refuses it, with the guard's reason).  Returns 0
+ * when the windows then hold all of it, 1 when no window touches the
+ * range (the caller reserves it alone), or an error; a refusal leaves
+ * nothing new behind.
+ */
+int p2pmap_windows_fill(struct iommu_domain *domain, struct pci_dev *init,
+			u64 iova, u64 size, const char **why)
+{
+	u64 lo = iova, end = iova + size, gap_end;
+	struct p2pmap_range *r, *tmp;
+	LIST_HEAD(added);
+	struct iova *node;
+	int err = 0;
+
+	lockdep_assert_held(&p2pmap_lock);
+	if (!p2pmap_windows_touch(domain, iova, size))
+		return 1;
+	while ((gap_end = p2pmap_window_gap(domain, &lo, end)) > lo) {
+		err = p2pmap_iova_reserve(domain, init, lo, gap_end - lo, &node,
+					  why);
+		if (err)
+			break;
+		r = p2pmap_window_add(domain, lo, gap_end - lo, node);
+		if (!r) {
+			p2pmap_iova_release(domain, node);
+			*why = "out of memory for an identity range";
+			err = -ENOMEM;
+			break;
+		}
+		list_move_tail(&r->node, &added);
+		/* Held by @added, not the windows yet: walked past by hand. */
+		lo = gap_end;
+	}
+	if (err) {
+		list_for_each_entry_safe(r, tmp, &added, node) {
+			p2pmap_iova_release(domain, r->resv);
+			list_del(&r->node);
+			kfree(r);
+		}
+		return err;
+	}
+	list_splice_tail(&added, &p2pmap_ranges);
+	return 0;
 }
 
 u64 p2pmap_windows_reserved_bytes(void)
@@ -91,7 +197,6 @@ static int p2pmap_reserve_stretch(struct p2pmap_dev *dev, u64 lo, u64 hi)
 {
 	struct iommu_domain *domain = dev->domain;
 	u64 cur = lo, gap, end, way, way_end;
-	struct p2pmap_range *r;
 	struct iova *node;
 	int err, foreign = 0;
 
@@ -100,18 +205,9 @@ static int p2pmap_reserve_stretch(struct p2pmap_dev *dev, u64 lo, u64 hi)
 					      &end, &way, &way_end);
 		if (err)
 			return err;
-		if (node) {
-			r = kzalloc(sizeof(*r), GFP_KERNEL);
-			if (!r) {
-				p2pmap_iova_release(domain, node);
-				return -ENOMEM;
-			}
-			r->domain = domain;
-			r->iova = gap;
-			r->size = end - gap;
-			r->resv = node;
-			r->window = true;
-			list_add_tail(&r->node, &p2pmap_ranges);
+		if (node && !p2pmap_window_add(domain, gap, end - gap, node)) {
+			p2pmap_iova_release(domain, node);
+			return -ENOMEM;
 		}
 		if (way > hi)
 			break;
@@ -123,50 +219,83 @@ static int p2pmap_reserve_stretch(struct p2pmap_dev *dev, u64 lo, u64 hi)
 	return foreign;
 }
 
+/* Has a device before @stop in p2pmap's list the same host bridge? */
+static bool p2pmap_bridge_seen(struct pci_host_bridge *hb,
+			       struct p2pmap_dev *stop)
+{
+	struct p2pmap_dev *d;
+
+	list_for_each_entry(d, &p2pmap_devs, node) {
+		if (d == stop)
+			return false;
+		if (pci_find_host_bridge(d->pdev->bus) == hb)
+			return true;
+	}
+	return false;
+}
+
+/* The memory windows of @hb in @dev's domain, as free stretches. */
+static int p2pmap_reserve_bridge(struct p2pmap_dev *dev,
+				 struct pci_host_bridge *hb,
+				 unsigned int *foreign)
+{
+	struct iommu_domain *domain = dev->domain;
+	struct iommu_domain_geometry *g = &domain->geometry;
+	unsigned long min_page = BIT(__ffs(domain->pgsize_bitmap));
+	struct resource_entry *w;
+	int n;
+
+	resource_list_for_each_entry(w, &hb->windows) {
+		u64 lo = w->res->start - w->offset;
+		u64 hi = w->res->end - w->offset;
+
+		if (resource_type(w->res) != IORESOURCE_MEM ||
+		    hi < g->aperture_start || lo > g->aperture_end)
+			continue;
+		lo = ALIGN_DOWN(max_t(u64, lo, g->aperture_start), min_page);
+		hi = ALIGN(min_t(u64, hi, g->aperture_end) + 1, min_page) - 1;
+		n = p2pmap_reserve_stretch(dev, lo, hi);
+		if (n < 0)
+			return n;
+		*foreign += n;
+	}
+	return 0;
+}
+
 /*
  * Reserve, in @dev's default domain, every memory window of every PCI host
  * bridge but its own.  @dev is binding or bound to an admitted DMA API
  * driver.  Idempotent: what p2pmap reserved already is not free.  Returns
  * how many nodes p2pmap did not make were in the way.
+ *
+ * The host bridges are found through the devices p2pmap tracks: each holds
+ * a reference on its pci_dev, which keeps its bus and host bridge alive,
+ * and the list is p2pmap's own (walking the kernel's root buses from a
+ * notifier would need pci_bus_sem or the rescan lock, which the notifier's
+ * callers may hold).  A host bridge with no function below it has no BAR
+ * to protect.  O(devices^2) per call, pointer compares only.
  */
 unsigned int p2pmap_reserve_windows(struct p2pmap_dev *dev)
 {
-	struct iommu_domain *domain = dev->domain;
 	struct pci_host_bridge *own, *hb;
-	struct pci_bus *bus = NULL;
-	struct resource_entry *w;
 	unsigned int foreign = 0;
-	int n = 0;
+	struct p2pmap_dev *d;
+	int err = 0;
 
 	lockdep_assert_held(&p2pmap_lock);
-	if (!domain || !p2pmap_reserve_on())
+	if (!dev->domain || !p2pmap_reserve_on())
 		return 0;
 	own = pci_find_host_bridge(dev->pdev->bus);
-	while (n >= 0 && (bus = pci_find_next_bus(bus))) {
-		hb = pci_find_host_bridge(bus);
-		if (hb == own)
+	list_for_each_entry(d, &p2pmap_devs, node) {
+		hb = pci_find_host_bridge(d->pdev->bus);
+		if (hb == own || p2pmap_bridge_seen(hb, d))
 			continue;
-		resource_list_for_each_entry(w, &hb->windows) {
-			struct iommu_domain_geometry *g = &domain->geometry;
-			unsigned long min_page = BIT(__ffs(domain->pgsize_bitmap));
-			u64 lo = w->res->start - w->offset;
-			u64 hi = w->res->end - w->offset;
-
-			if (resource_type(w->res) != IORESOURCE_MEM ||
-			    hi < g->aperture_start || lo > g->aperture_end)
-				continue;
-			lo = ALIGN_DOWN(max_t(u64, lo, g->aperture_start),
-					min_page);
-			hi = ALIGN(min_t(u64, hi, g->aperture_end) + 1,
-				   min_page) - 1;
-			n = p2pmap_reserve_stretch(dev, lo, hi);
-			if (n < 0)
-				break;
-			foreign += n;
-		}
+		err = p2pmap_reserve_bridge(dev, hb, &foreign);
+		if (err)
+			break;
 	}
-	if (n < 0)
+	if (err)
 		pr_warn("%s: could not reserve the other host bridges' windows (%d): links to BARs there may find their range taken\n",
-			dev->addr, n);
+			dev->addr, err);
 	return foreign;
 }

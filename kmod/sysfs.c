@@ -135,7 +135,9 @@ P2PMAP_RO(dev, state);
 P2PMAP_RO(dev, driver);
 P2PMAP_RO(dev, faults);
 P2PMAP_RO(dev, faults_other);
-P2PMAP_RO(dev, fault_last_addr);
+/* The fault's address: root only (see p2pmap_nl_sees_addrs()). */
+static struct kobj_attribute dev_attr_fault_last_addr =
+	__ATTR(fault_last_addr, 0400, dev_fault_last_addr_show, NULL);
 P2PMAP_RO(dev, fault_last_time);
 P2PMAP_RO(dev, fault_last_write);
 P2PMAP_RO(dev, fault_sources);

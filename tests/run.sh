@@ -235,7 +235,7 @@ epyc() {
 # demo's script under AMD-Vi, and large BARs there (epyc+bigbar).
 for k in $kernels; do
 	vm "$k" vtd gpus4+pxb fuzz,core vm.seed="$seed"
-	vm "$k" vtd gpus4+pxb early
+	vm "$k" vtd gpus4+pxb early,holds
 	vm "$k" vtd gpus4+pxb iova
 	case $k in
 	6.1.*)
@@ -252,7 +252,7 @@ for k in $kernels; do
 			# The early reservations under AMD-Vi too: with them a
 			# raw write to a peer under another host bridge lands
 			# in no buffer; without, in the initiator's RAM.
-			amd_vm "$k" gpus4+pxb early
+			amd_vm "$k" gpus4+pxb early,holds
 			amd_vm "$k" gpus4 faults,doctor
 			amd_vm "$k" numa2 races vm.seed="$seed"
 			epyc "$k" amd demo
@@ -274,10 +274,11 @@ if [ -n "$newer" ]; then
 	set -- $newer
 	export P2PMAP_VM_KERNEL=$2
 	vm "$1" vtd gpus4+pxb core
-	vm "$1" vtd gpus4+pxb early
+	vm "$1" vtd gpus4+pxb early,holds
 	vm "$1" vtd gpus4+pxb iova
 	vm "$1" vtd gpus4 faults
 	if [ -n "$qemu11" ]; then
+		amd_vm "$1" gpus4+pxb holds
 		amd_vm "$1" gpus4 faults
 		epyc "$1" amd ""
 		amd_vm "$1" epyc+bigbar bigbar
@@ -341,7 +342,7 @@ if [ -n "$debug" ]; then
 			vm.hotplug=off
 		amd_vm 6.12-debug numa2 topology,races vm.seed="$seed" \
 			vm.probe_mib=32 vm.race_secs=30
-		amd_vm 6.12-debug gpus4+pxb core,faults,tenants,stress \
+		amd_vm 6.12-debug gpus4+pxb core,faults,tenants,stress,holds \
 			vm.ops=60 vm.seed="$seed"
 	else
 		# QEMU 7.2's AMD-Vi: GPUs on pcie.0 only (no E for core).

@@ -78,7 +78,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", subcommands[i].name,
 			subcommands[i].help);
 	fprintf(f, "\nAddresses are PCI addresses [DDDD:]BB:DD.F; MASK selects BARs 0..5\n"
-		   "(hex 0x.. or decimal, 1..0x3f, default all memory BARs).\n"
+		   "(hex 0x.. or decimal, 1..0x3f, default 0x3: BAR0 and BAR1, what NVIDIA maps).\n"
 		   "Policy LISTs are comma-separated: drivers by name, vendors as 4 hex digits,\n"
 		   "classes as 2, 4 or 6 hex digits (a class code prefix), NUMA nodes in decimal.\n"
 		   "Counts shown as >=N are lower bounds (VT-d rate-limits its fault log).\n"

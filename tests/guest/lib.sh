@@ -247,6 +247,14 @@ expect_warn() {
 	echo "P2PMAP-EXPECT-WARN: $1${2:+ $2}"
 }
 
+# expect_trace begin WHAT | end: around a step that makes the kernel print
+# backtraces on purpose (sysrq-l).  tests/vm/reports.sh lets their lines
+# ("Call Trace:", "NMI backtrace for cpu") through between the markers;
+# a WARNING, BUG or any other report there still fails the VM.
+expect_trace() {
+	echo "P2PMAP-EXPECT-TRACE: $1${2:+ $2}"
+}
+
 # --- kmemleak (debug kernels: CONFIG_DEBUG_KMEMLEAK)
 KMEMLEAK=/sys/kernel/debug/kmemleak
 

@@ -64,6 +64,10 @@ struct p2p_dev {
 	struct iova *held;	/* "hold": a node not made by p2pmap */
 	dma_addr_t *probe_iovas;	/* what probe_dma_mib allocated */
 	unsigned int probe_n;
+	struct page **small_pages;	/* what probe_small allocated */
+	dma_addr_t *small_iovas;
+	unsigned int small_n;
+	struct iommu_domain *own_domain;	/* own_domain: attached in probe */
 };
 
 /*
@@ -78,6 +82,43 @@ static unsigned int probe_dma_mib = 256;
 module_param(probe_dma_mib, uint, 0644);
 MODULE_PARM_DESC(probe_dma_mib,
 		 "MiB of IOVA space to allocate at probe, like a GPU driver booting its firmware");
+
+/*
+ * A GPU driver's clients go on allocating while its remove() waits for
+ * them (NVIDIA's nv_pci_remove()): with remove_peer set, remove() does
+ * what "stale" does (map remove_pages pages just below the end of the
+ * peer's BAR0, raw-write to the peer) after the driver core said
+ * UNBIND_DRIVER, and logs "remove: peer P mapped=N overlaps=M landed=K".
+ */
+static char remove_peer[16];
+module_param_string(remove_peer, remove_peer, sizeof(remove_peer), 0644);
+MODULE_PARM_DESC(remove_peer,
+		 "PCI address of a peer to allocate against and raw-write to in remove()");
+static unsigned int remove_pages = 512;
+module_param(remove_pages, uint, 0644);
+MODULE_PARM_DESC(remove_pages, "pages remove() maps for remove_peer");
+
+/*
+ * Small buffers at probe, as a driver's rings and descriptors: this many
+ * single pages mapped with dma_map_page(), with the DMA mask at
+ * probe_small_below (0: the 64-bit mask), kept until remove().  Freed,
+ * they wait in the IOVA allocator's per-CPU caches.
+ */
+static unsigned int probe_small;
+module_param(probe_small, uint, 0644);
+MODULE_PARM_DESC(probe_small, "single pages to map at probe");
+static unsigned long long probe_small_below;
+module_param(probe_small_below, ullong, 0644);
+MODULE_PARM_DESC(probe_small_below,
+		 "DMA mask for probe_small's pages (0: 64-bit)");
+
+/*
+ * A driver that attaches a paging domain of its own in probe (on a
+ * single-device group), after BIND_DRIVER; detached in remove().
+ */
+static bool own_domain;
+module_param(own_domain, bool, 0644);
+MODULE_PARM_DESC(own_domain, "attach a domain of its own in probe");
 
 /* A kept dma_map_resource() mapping of b's BAR0 in a's DMA domain. */
 struct p2p_map {
@@ -1044,18 +1085,16 @@ static void p2p_release_hold(struct p2p_dev *a)
  * sentinel, then DMA-writes a pattern to B's raw BAR0 + 4.  Result:
  * "mapped=N overlaps=M landed=K" (K: pages of A's RAM the write reached).
  */
-static int p2p_cmd_stale(struct p2p_dev *a, struct pci_dev *b,
-			 const char *scount)
+static int p2p_stale(struct p2p_dev *a, struct pci_dev *b, unsigned int count,
+		     char *out, size_t outlen)
 {
 	struct device *dev = &a->pdev->dev;
 	u64 start = pci_bus_address(b, 0), end, limit;
-	unsigned int count, i, mapped = 0, overlaps = 0, landed = 0;
+	unsigned int i, mapped = 0, overlaps = 0, landed = 0;
 	struct page **pages = NULL;
 	dma_addr_t *addrs = NULL;
 	int ret;
 
-	if (kstrtouint(scount, 0, &count) || !count || count > 4096)
-		return -EINVAL;
 	end = start + pci_resource_len(b, 0);
 	limit = ALIGN(end, SZ_1M) + SZ_1M - 1;
 	pages = kcalloc(count, sizeof(*pages), GFP_KERNEL);
@@ -1100,13 +1139,22 @@ static int p2p_cmd_stale(struct p2p_dev *a, struct pci_dev *b,
 		pr_warn("%s: could not restore the 64-bit DMA mask\n",
 			pci_name(a->pdev));
 	if (!ret)
-		scnprintf(p2p_result, sizeof(p2p_result),
-			  "mapped=%u overlaps=%u landed=%u\n", mapped, overlaps,
-			  landed);
+		scnprintf(out, outlen, "mapped=%u overlaps=%u landed=%u\n",
+			  mapped, overlaps, landed);
 out:
 	kfree(addrs);
 	kfree(pages);
 	return ret;
+}
+
+static int p2p_cmd_stale(struct p2p_dev *a, struct pci_dev *b,
+			 const char *scount)
+{
+	unsigned int count;
+
+	if (kstrtouint(scount, 0, &count) || !count || count > 4096)
+		return -EINVAL;
+	return p2p_stale(a, b, count, p2p_result, sizeof(p2p_result));
 }
 
 /*
@@ -1150,6 +1198,7 @@ static int p2p_cmd_churn(struct p2p_dev *a, struct pci_dev *b,
 }
 
 static int p2p_cmd_probeinfo(char **argv);
+static int p2p_cmd_smallin(char **argv);
 
 /* ==== make bench commands (tests/guest/bench.sh) ======================== */
 
@@ -1399,6 +1448,8 @@ static int p2p_run(char *line)
 		return p2p_cmd_nodes(argv);
 	if (!strcmp(argv[0], "probeinfo") && argc == 2)
 		return p2p_cmd_probeinfo(argv);
+	if (!strcmp(argv[0], "smallin") && argc == 3)
+		return p2p_cmd_smallin(argv);
 	if (!strcmp(argv[0], "release") && argc == 2) {
 		struct p2p_dev *a = p2p_initiator(argv[1]);
 
@@ -1496,6 +1547,116 @@ static int p2p_setup(struct pci_dev *pdev, struct p2p_dev *d)
 	return 0;
 }
 
+/* probe_small: single pages, below probe_small_below if set. */
+static void p2p_probe_small(struct p2p_dev *d)
+{
+	struct device *dev = &d->pdev->dev;
+	unsigned int i, n = probe_small;
+
+	if (!n)
+		return;
+	d->small_pages = kcalloc(n, sizeof(*d->small_pages), GFP_KERNEL);
+	d->small_iovas = kcalloc(n, sizeof(*d->small_iovas), GFP_KERNEL);
+	if (!d->small_pages || !d->small_iovas)
+		return;
+	if (probe_small_below && dma_set_mask(dev, probe_small_below))
+		return;
+	for (i = 0; i < n; i++) {
+		struct page *pg = alloc_page(GFP_KERNEL);
+		dma_addr_t a;
+
+		if (!pg)
+			break;
+		a = dma_map_page(dev, pg, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, a)) {
+			__free_page(pg);
+			break;
+		}
+		d->small_pages[d->small_n] = pg;
+		d->small_iovas[d->small_n++] = a;
+	}
+	if (dma_set_mask(dev, DMA_BIT_MASK(64)))
+		pci_warn(d->pdev, "could not restore the 64-bit DMA mask\n");
+}
+
+static void p2p_small_free(struct p2p_dev *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->small_n; i++) {
+		dma_unmap_page(&d->pdev->dev, d->small_iovas[i], PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+		__free_page(d->small_pages[i]);
+	}
+	kfree(d->small_pages);
+	kfree(d->small_iovas);
+	d->small_pages = NULL;
+	d->small_iovas = NULL;
+	d->small_n = 0;
+}
+
+/* own_domain: a paging domain of the driver's, as some GPU drivers use. */
+static int p2p_own_domain(struct p2p_dev *d)
+{
+	struct iommu_domain *dom;
+	int ret;
+
+	if (!own_domain)
+		return 0;
+#ifdef P2PTEST_HAVE_PAGING_DOMAIN_ALLOC
+	dom = iommu_paging_domain_alloc(&d->pdev->dev);
+#else
+	dom = iommu_domain_alloc(d->pdev->dev.bus);
+	if (!dom)
+		dom = ERR_PTR(-ENOMEM);
+#endif
+	if (IS_ERR(dom))
+		return PTR_ERR(dom);
+	ret = iommu_attach_device(dom, &d->pdev->dev);
+	if (ret) {
+		iommu_domain_free(dom);
+		return ret;
+	}
+	d->own_domain = dom;
+	pci_info(d->pdev, "attached a domain of its own\n");
+	return 0;
+}
+
+static void p2p_own_domain_free(struct p2p_dev *d)
+{
+	if (!d->own_domain)
+		return;
+	iommu_detach_device(d->own_domain, &d->pdev->dev);
+	iommu_domain_free(d->own_domain);
+	d->own_domain = NULL;
+}
+
+/*
+ * smallin A B: how many of A's probe_small pages got IOVAs inside B's
+ * BAR0: "small=N in=K".
+ */
+static int p2p_cmd_smallin(char **argv)
+{
+	struct p2p_dev *a = p2p_initiator(argv[1]);
+	struct pci_dev *b = p2p_get_pdev(argv[2]);
+	unsigned int i, in = 0;
+	u64 lo, hi;
+
+	if (IS_ERR_OR_NULL(b) || !a) {
+		if (!IS_ERR_OR_NULL(b))
+			pci_dev_put(b);
+		return -ENODEV;
+	}
+	lo = pci_bus_address(b, 0);
+	hi = lo + pci_resource_len(b, 0);
+	pci_dev_put(b);
+	for (i = 0; i < a->small_n; i++)
+		in += a->small_iovas[i] >= lo && a->small_iovas[i] < hi;
+	scnprintf(p2p_result, sizeof(p2p_result), "small=%u in=%u\n",
+		  a->small_n, in);
+	return 0;
+}
+
 /* At probe, before the driver core says BOUND_DRIVER. */
 static void p2p_probe_alloc(struct p2p_dev *d)
 {
@@ -1567,7 +1728,17 @@ static int p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		kfree(d);
 		return ret;
 	}
-	p2p_probe_alloc(d);
+	ret = p2p_own_domain(d);
+	if (ret) {
+		dma_free_coherent(&pdev->dev, PAGE_SIZE, d->staging,
+				  d->staging_dma);
+		kfree(d);
+		return ret;
+	}
+	if (!d->own_domain) {
+		p2p_probe_alloc(d);
+		p2p_probe_small(d);
+	}
 	pci_set_drvdata(pdev, d);
 
 	mutex_lock(&p2p_lock);
@@ -1580,9 +1751,31 @@ static int p2p_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 }
 
+/* remove_peer: allocate and raw-write as running clients would. */
+static void p2p_remove_stale(struct p2p_dev *d)
+{
+	struct pci_dev *b;
+	char res[96];
+
+	if (!remove_peer[0])
+		return;
+	b = p2p_get_pdev(remove_peer);
+	if (IS_ERR_OR_NULL(b))
+		return;
+	if (b != d->pdev && remove_pages && remove_pages <= 4096 &&
+	    !p2p_check_bar0(b) &&
+	    !p2p_stale(d, b, remove_pages, res, sizeof(res)))
+		pci_info(d->pdev, "remove: peer %s %s", pci_name(b), res);
+	else
+		pci_info(d->pdev, "remove: peer %s: no result\n", pci_name(b));
+	pci_dev_put(b);
+}
+
 static void p2p_remove(struct pci_dev *pdev)
 {
 	struct p2p_dev *d = pci_get_drvdata(pdev);
+
+	p2p_remove_stale(d);
 
 	mutex_lock(&p2p_lock);
 	p2p_release_maps(pdev);
@@ -1595,6 +1788,8 @@ static void p2p_remove(struct pci_dev *pdev)
 		pci_warn(pdev, "DMA still running at remove\n");
 	pci_clear_master(pdev);
 	p2p_probe_free(d);
+	p2p_small_free(d);
+	p2p_own_domain_free(d);
 	dma_free_coherent(&pdev->dev, PAGE_SIZE, d->staging, d->staging_dma);
 	kfree(d);
 }

@@ -13,6 +13,7 @@
 
 #define POLICY_LEN	256		/* P2PMAP_POLICY_LEN */
 #define BAR_MASK_ALL	0x3f		/* P2PMAP_BAR_MASK_ALL */
+#define BAR_MASK_DEFAULT 0x3		/* P2PMAP_BAR_MASK_DEFAULT */
 #define MAX_ENTRIES	1024
 
 enum list_kind { DRIVERS, VENDORS, CLASSES, NUMA, NR_LISTS };
@@ -114,7 +115,7 @@ static int parse_u32(const char *s, uint32_t *v)
 static const char *link_entry(char *entry, struct modprobe_link *l)
 {
 	char *target = strchr(entry, '>'), *mask_s;
-	uint32_t mask = BAR_MASK_ALL;
+	uint32_t mask = BAR_MASK_DEFAULT;
 
 	if (!target)
 		return "expected INITIATOR>TARGET[/BARMASK]";

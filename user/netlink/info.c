@@ -48,6 +48,13 @@ int info_parse_attrs(struct nlattr *head, int len, struct p2pmap_info *info)
 			pnl_attr_str(a, info->param_error,
 				     sizeof(info->param_error));
 			break;
+		case P2PMAP_A_INFO_SME:
+			info->has_sme |= pnl_attr_u32(a, &info->sme);
+			break;
+		case P2PMAP_A_INFO_FAULT_LOG_OFF:
+			pnl_attr_str(a, info->fault_log_off,
+				     sizeof(info->fault_log_off));
+			break;
 		}
 	}
 	return 0;

@@ -141,6 +141,12 @@ struct p2pmap_info {
 	char param_error[P2PMAP_REASON_LEN];	/* the first, "" if none */
 	bool has_fault_log_dropped;
 	uint64_t fault_log_dropped;	/* impossible fault-log lines */
+	bool has_sme;
+	uint32_t sme;			/* enum p2pmap_sme */
+	char fault_log_off[P2PMAP_REASON_LEN];	/* why the fault-log
+						 * sources asked for are
+						 * off, "" if they are not
+						 */
 };
 
 /*

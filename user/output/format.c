@@ -462,6 +462,24 @@ void format_info(FILE *f, const struct p2pmap_info *info)
 	if (info->has_fault_log_dropped)
 		fprintf(f, "fault-log lines dropped as impossible: %" PRIu64
 			"\n", info->fault_log_dropped);
+	if (info->fault_log_off[0])
+		fprintf(f, "fault logs not read: %s\n", info->fault_log_off);
+	if (info->has_sme)
+		fprintf(f, "AMD SME: %s\n", format_sme(info->sme));
+}
+
+/* enum p2pmap_sme, as info and doctor say it. */
+const char *format_sme(uint32_t sme)
+{
+	switch (sme) {
+	case P2PMAP_SME_OFF:
+		return "off";
+	case P2PMAP_SME_REFUSED:
+		return "active: this kernel's AMD IOMMU page table sets the C-bit on MMIO PTEs, no identity range is mapped (PROBLEM: boot without mem_encrypt=on, or a kernel with e2692c4eeaa4, Linux 6.19.4 or 7.0)";
+	case P2PMAP_SME_MMIO_PLAIN:
+		return "active, MMIO PTEs without the C-bit";
+	}
+	return "unknown";
 }
 
 void format_policy(FILE *f, const struct p2pmap_policy *p)

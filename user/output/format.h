@@ -77,6 +77,7 @@ bool format_event(FILE *f, const struct p2pmap_event *ev);
 
 /* "p2pmap info" */
 void format_info(FILE *f, const struct p2pmap_info *info);
+const char *format_sme(uint32_t sme);
 
 /*
  * "p2pmap policy": four lines "drivers: ", "vendors: ", "classes: ",

@@ -114,7 +114,7 @@ static void fault_last(struct json *j, const struct p2pmap_fault *ff)
 	else
 		json_null(j);
 	json_key(j, "last_write");
-	if (ff->has_addr && ff->has_flags)
+	if (ff->has_flags)
 		json_bool(j, ff->last_flags & P2PMAP_FAULT_F_WRITE);
 	else
 		json_null(j);
@@ -404,6 +404,20 @@ void json_info(FILE *f, const struct p2pmap_info *info)
 	json_key_u64_or_null(&j, "fault_log_dropped",
 			     info->has_fault_log_dropped,
 			     info->fault_log_dropped);
+	json_key(&j, "fault_log_off");
+	if (info->fault_log_off[0])
+		json_str(&j, info->fault_log_off);
+	else
+		json_null(&j);
+	json_key(&j, "sme");
+	if (!info->has_sme)
+		json_null(&j);
+	else if (info->sme == P2PMAP_SME_OFF)
+		json_str(&j, "off");
+	else if (info->sme == P2PMAP_SME_REFUSED)
+		json_str(&j, "refused");
+	else
+		json_str(&j, "mmio_plain");
 	json_obj_end(&j);
 	fputc('\n', f);
 }

@@ -160,11 +160,16 @@
 /* BARs 0..5; bit n selects BAR n.  I/O-port BARs are never mapped. */
 #define P2PMAP_BAR_MASK_ALL	0x3f
 /*
- * Default: every memory BAR.  NVIDIA peer traffic may target BAR0 (mailbox
- * P2P, registers) or BAR1 (the VRAM aperture used by BAR1 P2P), and which one
- * depends on the GPU generation, so a link covers all of them unless told.
+ * Default: BAR0 and BAR1, the two BARs of a target GPU that NVIDIA's peer
+ * paths ever map for a peer (open-gpu-kernel-modules 595.45.04, os.c
+ * osIovaMap(): nv_dma_map_peer() with BAR index 0 or 1 only).  Mailbox P2P,
+ * the default type (RMPcieP2PType), has the peer write into both: a 64 KiB
+ * mailbox in BAR1 (kern_bus_gm200.c kbusSetupMailboxAccess_GM200()) and an
+ * 8 KiB register window in BAR0 (kern_bus_gh100.c
+ * kbusSetupP2PDomainAccess_GH100()); BAR1 P2P maps BAR1 alone.  No peer
+ * path uses BAR3 (the BAR2/3 instance-memory aperture): it stays out.
  */
-#define P2PMAP_BAR_MASK_DEFAULT	P2PMAP_BAR_MASK_ALL
+#define P2PMAP_BAR_MASK_DEFAULT	0x3
 
 enum p2pmap_cmd {
 	P2PMAP_CMD_UNSPEC,
@@ -212,6 +217,21 @@ enum p2pmap_domain {
 	P2PMAP_DOMAIN_OTHER,
 	P2PMAP_DOMAIN_UNKNOWN,		/* not read: never bound yet, or its
 					 * driver manages DMA (vfio-pci)
+					 */
+};
+
+/*
+ * AMD SME (mem_encrypt=on) and identity ranges: with SME active, AMD's IOMMU
+ * page table of kernels before 6.19.4 sets the C-bit on MMIO PTEs too, which
+ * AMD requires clear for MMIO; p2pmap maps nothing there (links: ERROR).
+ */
+enum p2pmap_sme {
+	P2PMAP_SME_OFF,			/* SME not active */
+	P2PMAP_SME_REFUSED,		/* active, C-bit set on MMIO PTEs:
+					 * identity ranges refused
+					 */
+	P2PMAP_SME_MMIO_PLAIN,		/* active, this kernel leaves MMIO
+					 * PTEs without the C-bit
 					 */
 };
 
@@ -363,6 +383,11 @@ enum p2pmap_info_attr {
 					  * dropped as impossible (address
 					  * 0, a host bridge as the device)
 					  */
+	P2PMAP_A_INFO_SME,		/* u32, enum p2pmap_sme */
+	P2PMAP_A_INFO_FAULT_LOG_OFF,	/* string, why the fault-log sources
+					 * asked for (dmar_log, amdvi_log)
+					 * are not armed
+					 */
 
 	__P2PMAP_A_INFO_MAX
 };
