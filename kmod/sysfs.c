@@ -27,7 +27,7 @@ static ssize_t p2pmap_emit_sources(char *buf, u32 src)
 	return n + sysfs_emit_at(buf, n, "\n");
 }
 
-/* ---- /sys/kernel/p2pmap/{version,fault_sources} */
+/* ---- /sys/kernel/p2pmap/{version,fault_sources,sme} */
 
 static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
@@ -41,13 +41,27 @@ static ssize_t fault_sources_show(struct kobject *kobj,
 	return p2pmap_emit_sources(buf, p2pmap_fault_sources_armed());
 }
 
+static ssize_t sme_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	static const char * const names[] = {
+		[P2PMAP_SME_OFF] = "off",
+		[P2PMAP_SME_REFUSED] = "refused",
+		[P2PMAP_SME_MMIO_PLAIN] = "mmio_plain",
+	};
+
+	return sysfs_emit(buf, "%s\n", names[p2pmap_sme_state()]);
+}
+
 static struct kobj_attribute p2pmap_attr_version = __ATTR_RO(version);
 static struct kobj_attribute p2pmap_attr_fault_sources =
 	__ATTR_RO(fault_sources);
+static struct kobj_attribute p2pmap_attr_sme = __ATTR_RO(sme);
 
 static struct attribute *p2pmap_root_attrs[] = {
 	&p2pmap_attr_version.attr,
 	&p2pmap_attr_fault_sources.attr,
+	&p2pmap_attr_sme.attr,
 	NULL,
 };
 

@@ -240,12 +240,12 @@ for k in $kernels; do
 	case $k in
 	6.1.*)
 		amd_vm "$k" gpus4 core,faults,tenants
-		vm "$k" vtd gpus4 faults,tenants,stress vm.ops=300 vm.seed="$seed"
+		vm "$k" vtd gpus4 faults,tenants,stress,sme vm.ops=300 vm.seed="$seed"
 		vm "$k" vtd numa2 topology
 		vm "$k" vtd bigbar bigbar
 		amd_vm "$k" bigbar bigbar ;;
 	*)
-		vm "$k" vtd gpus4 faults,tenants,doctor
+		vm "$k" vtd gpus4 faults,tenants,doctor,sme
 		vm "$k" vtd numa2 races vm.seed="$seed"
 		epyc "$k" vtd ""
 		if [ -n "$qemu11" ]; then
@@ -276,7 +276,7 @@ if [ -n "$newer" ]; then
 	vm "$1" vtd gpus4+pxb core
 	vm "$1" vtd gpus4+pxb early,holds
 	vm "$1" vtd gpus4+pxb iova
-	vm "$1" vtd gpus4 faults
+	vm "$1" vtd gpus4 faults,sme
 	if [ -n "$qemu11" ]; then
 		amd_vm "$1" gpus4+pxb holds
 		amd_vm "$1" gpus4 faults

@@ -144,6 +144,7 @@ after() {
 	before "$d"
 	put "$d/sys/module/p2pmap/version" "$version"
 	put "$d/sys/kernel/p2pmap/version" "$version"
+	put "$d/sys/kernel/p2pmap/sme" off
 	for a in $node0; do
 		for b in $node0; do
 			[ "$a" = "$b" ] && continue
@@ -289,6 +290,21 @@ has a2 "fail  link.0000:21:00.0>0000:41:00.0: link 0000:21:00.0 -> 0000:41:00.0 
 	has a2 "fail  link.0000:61:00.0>0000:01:00.0: link 0000:61:00.0 -> 0000:01:00.0 is mapped but counted 7 fault(s)" &&
 	has a2 "first blocking cause: link.0000:21:00.0>0000:41:00.0: link 0000:21:00.0 -> 0000:41:00.0 is pending: target not bound; fix: p2pmap status"
 tap $? "a pending link and a faulting one: both fail, the first in the chain is the blocking cause"
+# SME (mem_encrypt=on) on a kernel whose AMD page table sets the C-bit on
+# MMIO PTEs: the module maps nothing, a blocking failure; without the
+# module, the command line's mem_encrypt=on is a warning.
+after "$tmp/sme"
+put "$tmp/sme/sys/kernel/p2pmap/sme" refused
+run sme 1 --root "$tmp/sme" --unit vllm.service
+has sme "fail  cc.sme: SME is active (mem_encrypt=on) and this kernel's AMD IOMMU page table sets the C-bit on MMIO PTEs: p2pmap maps no peer BAR" &&
+	grep -q "^first blocking cause: cc.sme: " "$tmp/sme.out"
+tap $? "SME refused by the module: cc.sme fails and is the first blocking cause"
+before "$tmp/smecl"
+put "$tmp/smecl/proc/cmdline" "BOOT_IMAGE=/vmlinuz root=/dev/sda1 mem_encrypt=on"
+run smecl 1 --root "$tmp/smecl" --unit vllm.service
+has smecl "warn  cc.sme: mem_encrypt=on: with SME active, kernels before 6.19.4 set the C-bit on MMIO PTEs and p2pmap refuses to map (load p2pmap: /sys/kernel/p2pmap/sme says which)"
+tap $? "mem_encrypt=on without the module: cc.sme warns"
+
 # The target left its driver (unbound): its links are still judged.
 rm "$tmp/a2/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/driver"
 put "$tmp/a2/sys/kernel/p2pmap/links/0000:01:00.0-0000:41:00.0/state" blocked

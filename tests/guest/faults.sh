@@ -63,6 +63,19 @@ expect "tracepoint: faults of an unconfigured pair count on the device" \
 	"$(devf $A faults)" 15
 expect "tracepoint: B's own counter is untouched" "$(devf $B faults)" 0
 
+# What a user without CAP_SYS_ADMIN sees (issue 23): counts, not the
+# fault addresses (IOVAs, as the kernel log that dmesg_restrict guards).
+check "unprivileged: fault_last_addr is not readable" \
+	sh -c "! su nobody -s /bin/sh -c 'cat $SYS/devices/$A/fault_last_addr' 2>/dev/null"
+su nobody -s /bin/sh -c "p2pmap faults --json" >/tmp/fu.json 2>&1
+check "unprivileged: faults --json has A's counts and no address" json_true \
+	"[(x['faults'], x['last_addr']) for x in d['devices'] if x['address'] == '$A'] == [(15, None)]" \
+	</tmp/fu.json
+p2pmap faults --json >/tmp/fr.json
+check "root: faults --json has A's last address" json_true \
+	"[x['last_addr'] for x in d['devices'] if x['address'] == '$A'] == ['$(printf '0x%x' $((barc + 0x2000)))']" \
+	</tmp/fr.json
+
 before=$(dmesg | wc -l)
 res=$(p2pt fault $A $((barb + 0x40)) 100000 write)
 expect "burst: 100000 reported" "$res" "reported=100000"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* doctor: the kernel command line, the active IOMMU, SEV-SNP and TDX. */
+/* doctor: the kernel command line, the active IOMMU, SEV-SNP and TDX, SME. */
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -62,11 +62,43 @@ void check_iommu(struct host *h)
 		    "no IOMMU in /sys/class/iommu: peers need no mapping, and nothing isolates DMA");
 }
 
+/*
+ * AMD SME (mem_encrypt=on): kernels before 6.19.4 set the C-bit on the
+ * IOMMU PTEs of MMIO too, which AMD requires clear, and p2pmap then maps
+ * nothing.  The module's own word when it is loaded, else the command
+ * line's.
+ */
+static void check_sme(struct host *h, const char *cmdline)
+{
+	const char *fix = "boot without mem_encrypt=on, or a kernel with upstream e2692c4eeaa4 (Linux 7.0, 6.19.4)";
+	char v[16];
+
+	if (rd(h, v, sizeof(v), "/sys/kernel/p2pmap/sme")) {
+		if (!strcmp(v, "refused"))
+			blocking(add(h, "cc.sme", DOCTOR_FAIL, fix,
+				     "SME is active (mem_encrypt=on) and this kernel's AMD IOMMU page table sets the C-bit on MMIO PTEs: p2pmap maps no peer BAR"));
+		else if (!strcmp(v, "mmio_plain"))
+			add(h, "cc.sme", DOCTOR_OK, NULL,
+			    "SME is active; this kernel leaves MMIO PTEs without the C-bit, so p2pmap maps");
+		else
+			add(h, "cc.sme", DOCTOR_OK, NULL,
+			    "SME is not active (p2pmap says so)");
+	} else if (cmdline && has_word(cmdline, "mem_encrypt=on")) {
+		add(h, "cc.sme", DOCTOR_WARN, fix,
+		    "mem_encrypt=on: with SME active, kernels before 6.19.4 set the C-bit on MMIO PTEs and p2pmap refuses to map (load p2pmap: /sys/kernel/p2pmap/sme says which)");
+	} else {
+		add(h, "cc.sme", DOCTOR_OK, NULL,
+		    "SME not asked for (no mem_encrypt=on on the kernel command line)");
+	}
+}
+
 void check_cc(struct host *h)
 {
-	char v[16];
+	char v[16], cmdline[4096];
 	struct doctor_check *c;
 
+	check_sme(h, rd(h, cmdline, sizeof(cmdline), "/proc/cmdline") ?
+		  cmdline : NULL);
 	h->snp = rd(h, v, sizeof(v), "/sys/module/kvm_amd/parameters/sev_snp") &&
 		 (v[0] == 'Y' || v[0] == '1');
 	h->tdx = rd(h, v, sizeof(v), "/sys/module/kvm_intel/parameters/tdx") &&
