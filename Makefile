@@ -2,6 +2,9 @@
 #   make            build the module for the running kernel and the CLI
 #   make demo       an emulated multi-GPU host in QEMU, before and after p2pmap
 #   make check      every test (unit, static, VM suites on each kernel/IOMMU)
+#   make check-host the host tests alone (minutes), counted as make check
+#   make check-vm KVER=6.12 IOMMU=amd SUITES=early,holds [TOPO=gpus4+pxb]
+#                   one boot of the suites named (tests/check-vm.sh)
 #   make install    CLI, man pages, bash completion, and the module through
 #                   DKMS for every installed kernel with headers
 #   make uninstall  undoes it (leaves /etc/modprobe.d/p2pmap.conf alone;
@@ -46,6 +49,12 @@ deps:
 
 check: deps
 	tests/run.sh
+
+check-host: deps
+	tests/run.sh host
+
+check-vm: deps
+	tests/check-vm.sh
 
 demo: deps
 	tests/demo.sh
@@ -150,4 +159,4 @@ clean:
 	-if mountpoint -q build/trixie/proc; then umount -l build/trixie/proc; fi
 	rm -rf build
 
-.PHONY: all user module deps check demo bench dkms-src install uninstall deb clean
+.PHONY: all user module deps check check-host check-vm demo bench dkms-src install uninstall deb clean

@@ -18,8 +18,16 @@ module_param_cb(debug_unmap_short, &p2pmap_param_ops_bool,
 		&debug_unmap_short, 0644);
 MODULE_PARM_DESC(debug_unmap_short,
 		 "DEBUG BUILDS ONLY: make every unmap come back short (iommu_unmap() is not called)");
+
+/* Makes the range free again after each link del: the churn race repeats. */
+static bool debug_release_unused;
+module_param_cb(debug_release_unused, &p2pmap_param_ops_bool,
+		&debug_release_unused, 0644);
+MODULE_PARM_DESC(debug_release_unused,
+		 "DEBUG BUILDS ONLY: give a link range's reservation back as soon as no link uses it (lets the IOVA race test repeat)");
 #else
 #define debug_unmap_short false
+#define debug_release_unused false
 #endif
 
 /*
@@ -64,10 +72,14 @@ int p2pmap_link_unmap(struct p2pmap_link *link)
 
 	lockdep_assert_held(&p2pmap_lock);
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
-		if (!link->ranges[i])
+		struct p2pmap_range *r = link->ranges[i];
+
+		if (!r)
 			continue;
-		if (p2pmap_range_put(link->ranges[i]))
+		if (p2pmap_range_put(r))
 			err = -EIO;
+		else if (debug_release_unused && !r->users)
+			p2pmap_range_release(r);
 		link->ranges[i] = NULL;
 	}
 	return err;

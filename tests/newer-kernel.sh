@@ -22,7 +22,8 @@ mkdir -p "$top/build/logs"
 bail() {
 	tap 1 "$1 (see build/logs/newer-kernel.log)"
 	tail -n 20 "$log" | sed 's/^/# /'
-	exit 0
+	tap_done
+	exit
 }
 
 # The chroot gets /proc (apt, dpkg scripts); debootstrap made its /dev
@@ -41,8 +42,7 @@ in_root() {
 }
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "# SKIP newer-kernel.sh needs root (debootstrap, chroot)"
-	exit 0
+	bail "newer-kernel.sh needs root (debootstrap, chroot)"
 fi
 
 # The Debian archive this machine's apt uses (no host name in the project).
@@ -176,3 +176,4 @@ if [ "${P2PMAP_NEWER_QEMU:-0}" = 1 ]; then
 		echo "# vm-qemu $root $qver"
 fi
 echo "# newer-kernel.sh took $((SECONDS - start)) s"
+tap_done

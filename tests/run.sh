@@ -29,7 +29,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 logs=$top/build/logs
 mkdir -p "$logs"
-pass=0 fail=0
+. "$top/tests/harness.sh"
+# "run.sh host" (make check-host): the host tests alone, as here.
+tier=${1:-all}
 
 # phase NAME: the time of the phase before is kept for the table that ends
 # the run (CI shows only the tail of the output).
@@ -39,43 +41,35 @@ phase() {
 		times+="# time: $((SECONDS - phase_start)) s  $phase_name"$'\n'
 	phase_name=$1 phase_start=$SECONDS
 }
-phase "host tests (unit, verify, cuda, config, cli, nccl, env, doctor, man, reports, mirror)"
-
-# count PREFIX < TAP: re-print TAP lines with PREFIX, tally them.
-count() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) pass=$((pass + 1)); echo "ok - $1 ${line#ok [0-9]* - }" ;;
-		"not ok "*) fail=$((fail + 1))
-			echo "not ok - $1 ${line#not ok [0-9]* - }" ;;
-		"#"*) echo "$line" ;;
-		esac
-	done
+# finish_run: the time table and the closing line; fails on any failure.
+finish_run() {
+	phase ""
+	printf '%s' "$times"
+	echo "# time: $SECONDS s in all (tests/run.sh${1:+ $1})"
+	totals
+	[ "$fail" -eq 0 ]
 }
-
-# result OK DESC: one test decided here.
-result() {
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1)); echo "ok - $2"
-	else
-		fail=$((fail + 1)); echo "not ok - $2"
-	fi
-}
+phase "host tests (unit, verify, cuda, config, cli, nccl, env, doctor, man, reports, bench, mirror)"
 
 make -s -C "$top/user" >"$logs/user-build.log" 2>&1
 result $? "CLI builds with -Werror"
-count "[unit]" < <(make -s -C "$top/user" test 2>&1)
-count "[verify]" < <("$top/tests/verify/run.sh" 2>&1)
-count "[cuda]" < <("$top/tests/cuda-check/run.sh" 2>&1)
-count "[config]" < <("$top/tests/config/run.sh" 2>&1)
-count "[cli]" < <("$top/tests/cli/run.sh" 2>&1)
-count "[nccl]" < <("$top/tests/nccl/run.sh" 2>&1)
-count "[env]" < <("$top/tests/env/run.sh" 2>&1)
-count "[doctor]" < <("$top/tests/doctor/run.sh" 2>&1)
-count "[man]" < <("$top/tests/man/run.sh" 2>&1)
-count "[reports]" < <("$top/tests/vm/report-check.sh" 2>&1)
-count "[mirror]" < <("$top/tests/mirror-check.sh" 2>&1)
+suite "[unit]" make -s -C "$top/user" test
+suite "[verify]" "$top/tests/verify/run.sh"
+suite "[cuda]" "$top/tests/cuda-check/run.sh"
+suite "[config]" "$top/tests/config/run.sh"
+suite "[cli]" "$top/tests/cli/run.sh"
+suite "[nccl]" "$top/tests/nccl/run.sh"
+suite "[env]" "$top/tests/env/run.sh"
+suite "[doctor]" "$top/tests/doctor/run.sh"
+suite "[man]" "$top/tests/man/run.sh"
+suite "[reports]" "$top/tests/vm/report-check.sh"
+suite "[bench]" "$top/tests/bench-check.sh"
+suite "[harness]" "$top/tests/harness-check.sh"
+suite "[mirror]" "$top/tests/mirror-check.sh"
+if [ "$tier" = host ]; then
+	finish_run host
+	exit
+fi
 
 phase "module builds for the Debian kernels (DKMS, test driver, initramfs)"
 kernels=$("$top/tests/kernels.sh")
@@ -96,70 +90,37 @@ done
 phase "7.x: trixie chroot, headers, build, kernel image"
 P2PMAP_NEWER_IMAGE=1 P2PMAP_NEWER_QEMU=1 "$top/tests/newer-kernel.sh" \
 	>"$logs/newer.tap" 2>&1
-count "[7.x]" <"$logs/newer.tap"
+suite_file "[7.x]" "$logs/newer.tap"
 newer=$(sed -n 's/^# vm-kernel //p' "$logs/newer.tap")
+[ -n "$newer" ]
+result $? "[7.x] the 7.x kernel image is there to boot"
 # QEMU 11 (trixie-backports, in the same chroot) for AMD-Vi: it translates
 # devices behind boot-time root ports and host bridges, as on an EPYC host,
 # where QEMU 7.2's amd-iommu cannot (AMD-Vi ran on pcie.0 only).  Kernel 6.1
 # soft-locks on its AMD event log ("IOMMU GA Log overflow"): 6.1 stays on
-# QEMU 7.2.
+# QEMU 7.2 (harness.sh's amd_vm).
 qemu11=$(sed -n 's/^# vm-qemu \([^ ]*\) .*/\1/p' "$logs/newer.tap")
-# amd_vm KVER TOPOLOGY SUITE [ARGS...]: an AMD-Vi VM, on QEMU 11 where
-# the kernel allows it.
-amd_vm() {
-	local k=$1
-	shift
-	case $k in
-	6.1.*)	vm "$k" amd "$@" ;;
-	*)	if [ -n "$qemu11" ]; then
-			P2PMAP_VM_QEMU_ROOT=$qemu11 vm "$k" amd "$@"
-		else
-			vm "$k" amd "$@"
-		fi ;;
-	esac
-}
+[ -n "$qemu11" ]
+result $? "[7.x] QEMU 11 (AMD-Vi behind root ports and host bridges) is there"
 # The debug kernel: built once, then reused while linux-source-6.12,
 # tests/vm/debug.config and the script are unchanged (tests/vm/debug-kernel.sh).
 phase "debug kernel: build (or cache) and its initramfs"
 "$top/tests/vm/debug-kernel.sh" >"$logs/debug-kernel.tap" 2>&1
-count "[6.12-debug]" <"$logs/debug-kernel.tap"
+suite_file "[6.12-debug]" "$logs/debug-kernel.tap"
 debug=$(sed -n 's/^# vm-kernel //p' "$logs/debug-kernel.tap")
+[ -n "$debug" ]
+result $? "[6.12-debug] the debug kernel is there to boot"
 phase "install, packages, static checks, spec"
-count "[install]" < <("$top/tests/install/run.sh")
-count "[package]" < <("$top/tests/package/run.sh")
-count "[static]" < <("$top/tests/static-checks.sh")
-count "[spec]" < <("$top/tests/spec/test-sync.sh")
+suite "[install]" "$top/tests/install/run.sh"
+suite "[package]" "$top/tests/package/run.sh"
+suite "[static]" "$top/tests/static-checks.sh"
+suite "[spec]" "$top/tests/spec/test-sync.sh"
 ynl=$("$top/tests/tools.sh" ynl)
 python3 "$top/tests/spec/validate-spec.py" "$ynl" \
 	"$top/Documentation/netlink/specs/p2pmap.yaml" \
 	"$ynl/../../../Documentation/netlink/genetlink-c.yaml" \
 	>"$logs/spec-schema.log" 2>&1
 result $? "[spec] p2pmap.yaml validates against the kernel's genetlink-c schema"
-
-# vm KVER IOMMU TOPOLOGY SUITE [KERNEL-ARGS...]
-# (P2PMAP_VM_INITRD: another initramfs than build/KVER/initrd.cpio.)
-# A SUITE list ("a,b") runs in one boot (P2PMAP_VM_BATCH=1).
-vm() {
-	local log=$logs/$1-$2-$4.log start=$SECONDS rep
-	local initrd=${P2PMAP_VM_INITRD:-$top/build/$1/initrd.cpio}
-	case $4 in *,*) local P2PMAP_VM_BATCH=1; export P2PMAP_VM_BATCH ;; esac
-	"$top/tests/vm/run-vm.sh" "$1" "$2" "$3" "$4" "$initrd" "$log" "${@:5}"
-	# A guest kernel that died before the suite started (TCG has been seen
-	# to trip the 7.x kernel's boot-time code patching) gets one more try;
-	# the first log is kept and the retry is said.
-	if ! grep -q 'P2PMAP-VM: start' "$log"; then
-		mv "$log" "$log.noboot"
-		echo "# [$1 $2 $4] the guest did not boot (see $log.noboot): retried once"
-		"$top/tests/vm/run-vm.sh" "$1" "$2" "$3" "$4" \
-			"$initrd" "$log" "${@:5}"
-	fi
-	count "[$1 $2 $4]" <"$log"
-	grep -q '^P2PMAP-VM: done' "$log"
-	result $? "[$1 $2 $4] VM ran to the end ($((SECONDS - start)) s)"
-	# The first kernel report (KASAN, WARNING, lockdep, ...) is named.
-	rep=$("$top/tests/vm/reports.sh" "$log")
-	result $? "[$1 $2 $4] no kernel report on the console${rep:+ (first: ${rep:0:200})}"
-}
 
 # The stress test's seed: P2PMAP_STRESS_SEED replays a run.
 seed=${P2PMAP_STRESS_SEED:-$(date +%s)}
@@ -253,6 +214,9 @@ for k in $kernels; do
 			# raw write to a peer under another host bridge lands
 			# in no buffer; without, in the initiator's RAM.
 			amd_vm "$k" gpus4+pxb early,holds
+			# The IOVA guard where v1 page tables overwrite PTEs
+			# silently.
+			amd_vm "$k" gpus4+pxb iova
 			amd_vm "$k" gpus4 faults,doctor
 			amd_vm "$k" numa2 races vm.seed="$seed"
 			epyc "$k" amd demo
@@ -293,7 +257,7 @@ fi
 phase "VMs: debug kernel"
 if [ -n "$debug" ]; then
 	set -- $debug
-	export P2PMAP_VM_KERNEL=$2 P2PMAP_VM_INITRD=$3 P2PMAP_VM_BATCH=1
+	export P2PMAP_VM_KERNEL=$2 P2PMAP_VM_INITRD=$3
 	export P2PMAP_VM_TIMEOUT=${P2PMAP_DEBUG_VM_TIMEOUT:-2400}
 	export P2PMAP_VM_BOOT_TIMEOUT=600
 	# Each boot runs several suites (80 s to boot with pxb-pcie bridges).
@@ -351,12 +315,8 @@ if [ -n "$debug" ]; then
 		vm 6.12-debug vtd numa2 topology,races vm.seed="$seed" \
 			vm.probe_mib=32 vm.race_secs=30 acpi=noirq vm.hotplug=off
 	fi
-	unset P2PMAP_VM_KERNEL P2PMAP_VM_INITRD P2PMAP_VM_BATCH P2PMAP_VM_TIMEOUT \
+	unset P2PMAP_VM_KERNEL P2PMAP_VM_INITRD P2PMAP_VM_TIMEOUT \
 		P2PMAP_VM_BOOT_TIMEOUT
 fi
 
-phase ""
-printf '%s' "$times"
-echo "# time: $SECONDS s in all (tests/run.sh)"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish_run

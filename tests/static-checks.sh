@@ -25,3 +25,4 @@ out=$(cd "$top" && "$cp" --no-tree --strict -q \
 	include/uapi/linux/p2pmap.h tests/p2ptest/p2ptest.c 2>&1)
 [ -z "$out" ]; tap $? "checkpatch.pl --strict is clean"
 [ -z "$out" ] || echo "$out" | sed 's/^/# /'
+tap_done

@@ -13,7 +13,16 @@ epyc)	A=0000:21:00.0 B=0000:22:00.0 C=0000:41:00.0 D=0000:42:00.0
 *)	A=0000:00:10.0 B=0000:00:11.0 C=0000:00:12.0 D=0000:00:13.0
 	E=0000:41:00.0 ;;
 esac
-[ -e /sys/bus/pci/devices/$E ] || E=
+# Sections 7 and 7b need E, a peer under another host bridge: gpus4+pxb
+# and epyc have one, and there its absence is a failure; gpus4 (6.1's
+# AMD-Vi on QEMU 7.2, which cannot translate behind host bridges) has
+# none by design, and those sections are not part of its run.
+case $TOPO in
+gpus4)	E= ;;
+*)	[ -e /sys/bus/pci/devices/$E ]
+	check "$TOPO: a peer behind another host bridge ($E) is present" \
+		test $? = 0 ;;
+esac
 # Every BAR0 of the five lies in BARLO..BARHI (the trace's identity bytes).
 BARLO=$(for d in $A $B $C $D $E; do printf '%d\n' "$(bar0 $d)"; done | sort -n | head -1)
 BARHI=$(for d in $A $B $C $D $E; do printf '%d\n' "$(bar0 $d)"; done | sort -n | tail -1)

@@ -127,6 +127,11 @@ expect "a link to C added while VFIO owns it is blocked" \
 	"$(link_state $D $C)" blocked
 expect "... link add of it exits 1 (kept, maps nothing)" "$rc" 1
 expect "... and maps nothing" "$(xlate $D $barc)" 0x0
+# Inside the domain VFIO attached (C's now): no peer BAR is translated.
+for p in $A $B $D; do
+	expect "the VFIO-owned domain of C translates nothing of $p's BAR" \
+		"$(xlate $C "$(bar0 $p)")" 0x0
+done
 if [ "$IOMMU" = vtd ]; then
 	before=$(dmar_faults_at "$barc")
 	p2pt dmawrite $A $((barc + 4)) 12345678 >/dev/null

@@ -559,7 +559,7 @@ static int p2p_cmd_hold(struct p2p_dev *a, struct pci_dev *b, bool half);
 static int p2p_cmd_stale(struct p2p_dev *a, struct pci_dev *b,
 			 const char *scount);
 static int p2p_cmd_churn(struct p2p_dev *a, struct pci_dev *b,
-			 const char *scount);
+			 const char *scount, const char *sms);
 
 /* Commands of the form "VERB A B [ARG]". */
 static int p2p_cmd_pair(int argc, char **argv)
@@ -586,8 +586,8 @@ static int p2p_cmd_pair(int argc, char **argv)
 		ret = p2p_cmd_hold(a, b, argc == 4 && !strcmp(argv[3], "half"));
 	} else if (!strcmp(verb, "stale") && argc == 4) {
 		ret = p2p_cmd_stale(a, b, argv[3]);
-	} else if (!strcmp(verb, "churn") && argc == 4) {
-		ret = p2p_cmd_churn(a, b, argv[3]);
+	} else if (!strcmp(verb, "churn") && (argc == 4 || argc == 5)) {
+		ret = p2p_cmd_churn(a, b, argv[3], argc == 5 ? argv[4] : "0");
 	} else {
 		pr_info("wrong argument count for '%s'\n", verb);
 		ret = -EINVAL;
@@ -651,6 +651,20 @@ static int p2p_cmd_fault(char **argv)
  * same format strings, same prefixes, from a kernel thread (the driver
  * prints from its IRQ thread; here a kworker: the work is queued and
  * waited for), without its rate limits.
+ *
+ * The format strings are each kernel's own: in every kernel this driver
+ * is built for, amd_iommu_report_page_fault()'s two (pci_err() form,
+ * unknown-device form) are byte for byte those in p2p_amdvi_work(), with
+ * the same pr_fmt/dev_fmt "AMD-Vi: " and EVENT_FLAG_RW 0x020, reached the
+ * same way (iommu_print_event(), EVENT_TYPE_IO_FAULT; report_iommu_fault()
+ * first for a DMA fault of a managed device), so none needs a switch:
+ *	Debian 6.1.192-3 (6.1.0-57-amd64), linux-source-6.1:
+ *		drivers/iommu/amd/iommu.c:580,584
+ *	Debian 6.12.118-1~deb12u1 (and the debug build of that tree):
+ *		drivers/iommu/amd/iommu.c:885,889
+ *	Debian 7.3.4-1~bpo13+1 (trixie-backports), linux-source-7.3:
+ *		drivers/iommu/amd/iommu.c:897,901
+ * A kernel that changes them gets its own here, chosen by a probe in Kbuild.
  *
  * amdvi DEV ADDR COUNT read|write [tp]: COUNT times the line for an IO page
  *	fault of DEV (any PCI function) at ADDR, through pci_err() on DEV:
@@ -1158,15 +1172,19 @@ static int p2p_cmd_stale(struct p2p_dev *a, struct pci_dev *b,
 }
 
 /*
- * churn A B N: N times, allocate from A's allocator (as the DMA API does,
- * alloc_iova() under the allocator's lock) a range of B's BAR0 size below
- * its end, and count the times the range was B's BAR0 while A's domain
- * also identity-maps it: "got=G both=X" (X must stay 0).  Run against link
- * add/del loops to catch a guard that checks and reserves in two steps.
+ * churn A B N [MS]: N times (or for MS milliseconds, whichever ends
+ * first), allocate from A's allocator (as the DMA API does, alloc_iova()
+ * under the allocator's lock) a range of B's BAR0 size below its end, and
+ * count the times the range was B's BAR0 while A's domain also
+ * identity-maps it: "got=G both=X" (X must stay 0; G > 0 says the race
+ * ran).  Run against link add/del loops to catch a guard that checks and
+ * reserves in two steps.
  */
 static int p2p_cmd_churn(struct p2p_dev *a, struct pci_dev *b,
-			 const char *scount)
+			 const char *scount, const char *sms)
 {
+	unsigned long until;
+	unsigned int ms;
 	struct iova_domain *iovad = p2p_iovad(&a->pdev->dev);
 	struct iommu_domain *dom = iommu_get_domain_for_dev(&a->pdev->dev);
 	u64 start = pci_bus_address(b, 0), len = pci_resource_len(b, 0);
@@ -1175,8 +1193,10 @@ static int p2p_cmd_churn(struct p2p_dev *a, struct pci_dev *b,
 
 	if (!iovad || !dom)
 		return -EOPNOTSUPP;
-	if (kstrtouint(scount, 0, &n) || !n || n > 10000000)
+	if (kstrtouint(scount, 0, &n) || !n || n > 10000000 ||
+	    kstrtouint(sms, 0, &ms) || ms > 60000)
 		return -EINVAL;
+	until = jiffies + msecs_to_jiffies(ms);
 	pages = iova_pfn(iovad, len);
 	lim = iova_pfn(iovad, start + len - 1);
 	for (i = 0; i < n; i++) {
@@ -1191,6 +1211,8 @@ static int p2p_cmd_churn(struct p2p_dev *a, struct pci_dev *b,
 			__free_iova(iovad, v);
 		if (!(i & 63))
 			cond_resched();
+		if (ms && time_after(jiffies, until))
+			break;
 	}
 	scnprintf(p2p_result, sizeof(p2p_result), "got=%u both=%u\n", got,
 		  both);

@@ -21,13 +21,15 @@ debs=$top/build/deb
 . "$top/tests/tap.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
-	tap_skip "Debian packages" "needs root"
-	exit 0
+	tap 1 "Debian packages: needs root"
+	tap_done
+	exit
 fi
 if dpkg-query -W -f='${Status}' p2pmap p2pmap-dkms 2>/dev/null | grep -q installed ||
    [ -e /usr/sbin/p2pmap ] || dkms status -m p2pmap 2>/dev/null | grep -q .; then
-	tap_skip "Debian packages" "p2pmap is already installed on this machine"
-	exit 0
+	tap 1 "Debian packages: p2pmap is already installed on this machine (make uninstall or apt-get purge p2pmap p2pmap-dkms, then make check)"
+	tap_done
+	exit
 fi
 
 make -C "$top" deb >"$log" 2>&1
@@ -109,4 +111,4 @@ snapshot >"$after"
 diff -u "$before" "$after" >/dev/null
 tap $? "after the purge the files under /usr /etc /lib/modules /var/lib/dkms are as before"
 diff "$before" "$after" | grep '^[<>]' | head -20 | sed 's/^</# removed:/; s/^>/# left:/'
-exit 0
+tap_done

@@ -22,6 +22,10 @@ bool tap_ok(bool cond, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
+	/* Each line out at once: a test that crashes later must not take it
+	 * with it (stdout is a pipe or a file here, fully buffered).
+	 */
+	fflush(stdout);
 	if (cond)
 		tap_passed++;
 	else

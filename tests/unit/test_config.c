@@ -50,7 +50,7 @@ static void test_render(void)
 	struct p2pmap_policy none = { .drivers = "" };
 	struct p2pmap_link links[3] = {
 		mklink("0000:01:00.0", "0000:41:00.0", P2PMAP_BAR_MASK_DEFAULT),
-		mklink("0000:41:00.0", "0000:01:00.0", 0x3),
+		mklink("0000:41:00.0", "0000:01:00.0", 0x2),
 		mklink("0000:41:00.0", "0000:02:00.0", 0),	/* not sent */
 	};
 
@@ -62,7 +62,7 @@ static void test_render(void)
 		     HEAD "softdep nvidia pre: p2pmap\n"
 		     "softdep nouveau pre: p2pmap\n"
 		     "options p2pmap drivers=nvidia,nouveau vendors=10de classes=0302 numa_nodes=0,1 "
-		     "links=0000:01:00.0>0000:41:00.0,0000:41:00.0>0000:01:00.0/0x3,0000:41:00.0>0000:02:00.0\n",
+		     "links=0000:01:00.0>0000:41:00.0,0000:41:00.0>0000:01:00.0/0x2,0000:41:00.0>0000:02:00.0\n",
 		     "config: every filter, a softdep per driver, a BAR mask");
 	render_check(&def, NULL, 0,
 		     HEAD "softdep nvidia pre: p2pmap\n"

@@ -650,8 +650,16 @@ static void test_json(void)
 
 	RENDER(out, json_info(f, &info));
 	json_ok(out, "info --json");
-	tap_ok(!strcmp(out, "{\"schema\":1,\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null,\"windows_reserved_bytes\":null,\"param_errors\":null,\"param_error\":null,\"fault_log_dropped\":null}\n"),
+	tap_ok(!strcmp(out, "{\"schema\":1,\"version\":\"0.2.0\",\"fault_sources\":[\"dmar\"],\"faults_lower_bound\":true,\"generation\":null,\"ranges_reserved\":null,\"unmap_short\":null,\"windows_reserved_bytes\":null,\"param_errors\":null,\"param_error\":null,\"fault_log_dropped\":null,\"fault_log_off\":null,\"sme\":null}\n"),
 	       "info --json");
+	info.has_sme = true;
+	info.sme = P2PMAP_SME_REFUSED;
+	strcpy(info.fault_log_off, "printk calls trace_console_rcuidle()");
+	free(out);
+	RENDER(out, json_info(f, &info));
+	json_fact(out, "(d[\"sme\"], d[\"fault_log_off\"])",
+		  "('refused', 'printk calls trace_console_rcuidle()')",
+		  "info --json: sme and fault_log_off");
 	free(out);
 
 	memset(&ev, 0, sizeof(ev));

@@ -1,0 +1,174 @@
+# shellcheck shell=bash
+# harness.sh, sourced by tests/run.sh (make check, make check-host) and
+# tests/check-vm.sh (make check-vm): how a result is counted, so that no
+# failure can disappear.
+#   suite PREFIX CMD...   a host TAP producer: its lines re-printed with
+#                         PREFIX and tallied; it fails when it exits non-zero
+#                         with no test failed, prints no test, or prints
+#                         fewer (or more) tests than a plan ("1..N") says, or
+#                         tests after its last plan
+#   result RC DESC        one test decided by the harness itself
+#   vm KVER IOMMU TOPO SUITES [ARGS...]   one boot (tests/vm/run-vm.sh,
+#                         always through tests/guest/batch.sh): each suite's
+#                         tally is compared with the guest's own, and with
+#                         the floor the suite declares ("# floor: N")
+#   totals                the closing line: "N passed, N failed, N skipped"
+# Every test producer's output goes to a file first and is read from there:
+# nothing is lost in a pipe when the producer dies.
+# The caller sets top (the tree) and logs (build/logs).
+pass=0 fail=0 skip=0
+
+# say_ok DESC, say_not_ok DESC, say_skip DESC: one counted line.
+say_ok() { pass=$((pass + 1)); echo "ok - $1"; }
+say_not_ok() { fail=$((fail + 1)); echo "not ok - $1"; }
+say_skip() { skip=$((skip + 1)); echo "ok - $1"; }
+
+result() {
+	if [ "$1" = 0 ]; then say_ok "$2"; else say_not_ok "$2"; fi
+}
+
+# tally PREFIX < TAP: re-print and count the TAP lines; sets t_ok, t_not,
+# t_skip and t_problem (why the stream itself is broken, or "").  A plan
+# before any test announces the count; after tests it closes them.
+tally() {
+	local line n=0 want=
+	t_ok=0 t_not=0 t_skip=0 t_problem=
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		"ok "*"# SKIP"*)
+			n=$((n + 1)) t_skip=$((t_skip + 1))
+			say_skip "$1 ${line#ok [0-9]* - }" ;;
+		"ok "*)
+			n=$((n + 1)) t_ok=$((t_ok + 1))
+			say_ok "$1 ${line#ok [0-9]* - }" ;;
+		"not ok "*)
+			n=$((n + 1)) t_not=$((t_not + 1))
+			say_not_ok "$1 ${line#not ok [0-9]* - }" ;;
+		1..[0-9]*)
+			if [ "$n" = 0 ] && [ -z "$want" ]; then
+				want=${line#1..}
+				continue
+			fi
+			[ -n "$want" ] && [ "$want" != "${line#1..}" ] &&
+				t_problem="its plans disagree ($want, ${line#1..})"
+			want=${line#1..}
+			[ "$n" != "$want" ] && [ -z "$t_problem" ] &&
+				t_problem="it planned $want tests and ran $n"
+			n=0 want= ;;
+		"#"*) echo "$line" ;;
+		esac
+	done
+	if [ -n "$want" ] && [ "$n" != "$want" ] && [ -z "$t_problem" ]; then
+		t_problem="it planned $want tests and ran $n"
+	elif [ -z "$want" ] && [ "$n" != 0 ] && [ -z "$t_problem" ]; then
+		t_problem="no plan (1..N) closes its last $n tests: it stopped early"
+	fi
+	[ $((t_ok + t_not + t_skip)) = 0 ] && [ -z "$t_problem" ] &&
+		t_problem="it printed no test"
+	return 0
+}
+
+suite() {
+	local prefix=$1 out rc
+	shift
+	out=$(mktemp)
+	"$@" >"$out" 2>&1
+	rc=$?
+	tally "$prefix" <"$out"
+	rm -f "$out"
+	[ "$rc" != 0 ] && [ "$t_not" = 0 ] && [ -z "$t_problem" ] &&
+		t_problem="it exited with status $rc and no test failed"
+	[ -z "$t_problem" ] ||
+		say_not_ok "$prefix the suite itself: $t_problem"
+}
+
+# suite_file PREFIX FILE: suite over a file a producer wrote (its status
+# is not known here: the caller checks it).
+suite_file() {
+	tally "$1" <"$2"
+	[ -z "$t_problem" ] || say_not_ok "$1 the suite itself: $t_problem"
+}
+
+# floor SUITE: the least number of checks a suite declares it makes in any
+# boot ("# floor: N" in tests/guest/SUITE.sh), 1 when it declares none.
+floor() {
+	local f
+	f=$(sed -n 's/^# floor: \([0-9]*\).*/\1/p' "$top/tests/guest/$1.sh" 2>/dev/null)
+	echo "${f:-1}"
+}
+
+# vm_suites PREFIX LOG SUITES: for each suite of the boot, its lines
+# between "P2PMAP-SUITE: begin S" and "end S" are tallied and compared
+# with the guest's tally ("# KVER IOMMU: N passed, M failed", lib.sh
+# finish) and with the suite's floor; then batch.sh's own checks.
+vm_suites() {
+	local prefix=$1 log=$2 s got want part
+	part=$(mktemp)
+	for s in ${3//,/ }; do
+		tr -d '\r' <"$log" | sed -n "/^P2PMAP-SUITE: begin $s\$/,/^P2PMAP-SUITE: end $s\$/p" >"$part"
+		if ! grep -q "^P2PMAP-SUITE: end $s\$" "$part"; then
+			tally "$prefix $s:" <"$part"
+			say_not_ok "$prefix $s: the suite did not run to its end"
+			continue
+		fi
+		tally "$prefix" <"$part"
+		got=$((t_ok + t_not + t_skip))
+		want=$(sed -n 's/^# [^ ]* [a-z]*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$part" | tail -1)
+		[ -n "$want" ] && [ "$((${want% *} + ${want#* }))" = "$got" ] &&
+			[ "${want#* }" = "$t_not" ]
+		result $? "$prefix $s: the host counted what the guest did ($got checks, $t_not failed; guest: ${want:-no tally})"
+		[ "$got" -ge "$(floor "$s")" ]
+		result $? "$prefix $s: at least the suite's floor of $(floor "$s") checks ran ($got)"
+	done
+	# batch.sh's own checks (kmemleak, a suite's exit status), after the
+	# last suite.
+	tr -d '\r' <"$log" | sed -n '/^P2PMAP-BATCH: checks$/,$p' >"$part"
+	tally "$prefix" <"$part"
+	rm -f "$part"
+}
+
+# vm KVER IOMMU TOPOLOGY SUITES [KERNEL-ARGS...]
+# (P2PMAP_VM_INITRD: another initramfs than build/KVER/initrd.cpio.)
+# SUITES ("a,b") run in one boot, in tests/guest/batch.sh.
+vm() {
+	local log=$logs/$1-$2-$4.log start=$SECONDS rep
+	local initrd=${P2PMAP_VM_INITRD:-$top/build/$1/initrd.cpio}
+	P2PMAP_VM_BATCH=1 "$top/tests/vm/run-vm.sh" "$1" "$2" "$3" "$4" \
+		"$initrd" "$log" "${@:5}"
+	# A guest kernel that died before the suite started (TCG has been seen
+	# to trip the 7.x kernel's boot-time code patching) gets one more try;
+	# the first log is kept and the retry is said.
+	if ! grep -q 'P2PMAP-VM: start' "$log"; then
+		mv "$log" "$log.noboot"
+		echo "# [$1 $2 $4] the guest did not boot (see $log.noboot): retried once"
+		P2PMAP_VM_BATCH=1 "$top/tests/vm/run-vm.sh" "$1" "$2" "$3" "$4" \
+			"$initrd" "$log" "${@:5}"
+	fi
+	vm_suites "[$1 $2]" "$log" "$4"
+	grep -q '^P2PMAP-VM: done' "$log"
+	result $? "[$1 $2 $4] VM ran to the end ($((SECONDS - start)) s)"
+	# The first kernel report (KASAN, WARNING, lockdep, ...) is named.
+	rep=$("$top/tests/vm/reports.sh" "$log")
+	result $? "[$1 $2 $4] no kernel report on the console${rep:+ (first: ${rep:0:200})}"
+}
+
+# amd_vm KVER TOPOLOGY SUITES [ARGS...]: an AMD-Vi VM, on QEMU 11
+# ($qemu11, the trixie chroot) where the kernel allows it: 6.1 soft-locks
+# on QEMU 11's AMD event log ("IOMMU GA Log overflow") and stays on 7.2.
+amd_vm() {
+	local k=$1
+	shift
+	case $k in
+	6.1.*)	vm "$k" amd "$@" ;;
+	*)	if [ -n "${qemu11:-}" ]; then
+			P2PMAP_VM_QEMU_ROOT=$qemu11 vm "$k" amd "$@"
+		else
+			vm "$k" amd "$@"
+		fi ;;
+	esac
+}
+
+totals() {
+	echo "$pass passed, $fail failed, $skip skipped"
+}
