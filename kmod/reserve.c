@@ -219,21 +219,6 @@ static int p2pmap_reserve_stretch(struct p2pmap_dev *dev, u64 lo, u64 hi)
 	return foreign;
 }
 
-/* Has a device before @stop in p2pmap's list the same host bridge? */
-static bool p2pmap_bridge_seen(struct pci_host_bridge *hb,
-			       struct p2pmap_dev *stop)
-{
-	struct p2pmap_dev *d;
-
-	list_for_each_entry(d, &p2pmap_devs, node) {
-		if (d == stop)
-			return false;
-		if (pci_find_host_bridge(d->pdev->bus) == hb)
-			return true;
-	}
-	return false;
-}
-
 /* The memory windows of @hb in @dev's domain, as free stretches. */
 static int p2pmap_reserve_bridge(struct p2pmap_dev *dev,
 				 struct pci_host_bridge *hb,
@@ -262,37 +247,55 @@ static int p2pmap_reserve_bridge(struct p2pmap_dev *dev,
 	return 0;
 }
 
+/* Host bridges already done by one p2pmap_reserve_windows() call. */
+#define P2PMAP_BRIDGES_SEEN	16
+
+static bool p2pmap_bridge_seen(struct pci_host_bridge **seen,
+			       unsigned int *n, struct pci_host_bridge *hb)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (seen[i] == hb)
+			return true;
+	if (*n < P2PMAP_BRIDGES_SEEN)
+		seen[(*n)++] = hb;	/* beyond that, done again: idempotent */
+	return false;
+}
+
 /*
  * Reserve, in @dev's default domain, every memory window of every PCI host
  * bridge but its own.  @dev is binding or bound to an admitted DMA API
  * driver.  Idempotent: what p2pmap reserved already is not free.  Returns
  * how many nodes p2pmap did not make were in the way.
  *
- * The host bridges are found through the devices p2pmap tracks: each holds
- * a reference on its pci_dev, which keeps its bus and host bridge alive,
- * and the list is p2pmap's own (walking the kernel's root buses from a
- * notifier would need pci_bus_sem or the rescan lock, which the notifier's
- * callers may hold).  A host bridge with no function below it has no BAR
- * to protect.  O(devices^2) per call, pointer compares only.
+ * The host bridges are found through the PCI functions below them, root
+ * ports included (for_each_pci_dev() holds a reference on each, which
+ * keeps its bus and host bridge alive): walking the kernel's root buses
+ * from a notifier would need pci_bus_sem or the rescan lock, which the
+ * notifier's callers may hold.  A host bridge with no function at all has
+ * no BAR to protect.
  */
 unsigned int p2pmap_reserve_windows(struct p2pmap_dev *dev)
 {
-	struct pci_host_bridge *own, *hb;
-	unsigned int foreign = 0;
-	struct p2pmap_dev *d;
+	struct pci_host_bridge *own, *hb, *seen[P2PMAP_BRIDGES_SEEN];
+	struct pci_dev *pdev = NULL;
+	unsigned int foreign = 0, nseen = 0;
 	int err = 0;
 
 	lockdep_assert_held(&p2pmap_lock);
 	if (!dev->domain || !p2pmap_reserve_on())
 		return 0;
 	own = pci_find_host_bridge(dev->pdev->bus);
-	list_for_each_entry(d, &p2pmap_devs, node) {
-		hb = pci_find_host_bridge(d->pdev->bus);
-		if (hb == own || p2pmap_bridge_seen(hb, d))
+	for_each_pci_dev(pdev) {
+		hb = pci_find_host_bridge(pdev->bus);
+		if (hb == own || p2pmap_bridge_seen(seen, &nseen, hb))
 			continue;
 		err = p2pmap_reserve_bridge(dev, hb, &foreign);
-		if (err)
+		if (err) {
+			pci_dev_put(pdev);
 			break;
+		}
 	}
 	if (err)
 		pr_warn("%s: could not reserve the other host bridges' windows (%d): links to BARs there may find their range taken\n",

@@ -48,7 +48,8 @@ debug)
 	export P2PMAP_VM_KERNEL=$2 P2PMAP_VM_INITRD=$3
 	export P2PMAP_VM_TIMEOUT=2400 P2PMAP_VM_BOOT_TIMEOUT=600 ;;
 *)
-	k=$("$top/tests/kernels.sh" | grep "^$kver" | tail -1)
+	k=$("$top/tests/kernels.sh" | grep -F -x -e "$kver" ||
+	   "$top/tests/kernels.sh" | grep -F "$kver." | grep "^$kver" | tail -1)
 	[ -n "$k" ] || { echo "check-vm: no installed kernel $kver* with headers" >&2; exit 2; }
 	kver=$k
 	"$top/tests/vm/build.sh" "$kver" >"$logs/build-$kver.log" 2>&1
@@ -62,5 +63,6 @@ if [ "$iommu" = amd ]; then
 else
 	vm "$kver" vtd "$topo" "$suites" ${ARGS:-}
 fi
+vm_run_all
 totals
 [ "$fail" -eq 0 ]

@@ -132,4 +132,37 @@ vmcount "$tmp/g4" fake
 tap $? "a suite that never ended (the guest died in it): a failure"
 top=$top_real
 
+# vm_run_all: boots run two at a time, reported in the order queued.  A
+# fake run-vm.sh (in a fake tree) writes a guest log after a pause.
+mkdir -p "$tmp/t2/tests/vm" "$tmp/t2/tests/guest"
+echo '# floor: 1' >"$tmp/t2/tests/guest/s.sh"
+cat >"$tmp/t2/tests/vm/run-vm.sh" <<'EOF'
+#!/bin/bash
+# run-vm.sh KVER IOMMU TOPO SUITE INITRD LOG [ARGS]: a guest that takes
+# vm.wait=S seconds.
+sleep "${7#vm.wait=}"
+{ echo "P2PMAP-VM: start"; echo "P2PMAP-SUITE: begin s"; echo "ok 1 - s: $1"
+  echo "# k i: 1 passed, 0 failed"; echo "P2PMAP-SUITE: end s"
+  echo "P2PMAP-BATCH: checks"; echo "P2PMAP-VM: done"; } >"$6"
+EOF
+printf '#!/bin/sh\nexit 0\n' >"$tmp/t2/tests/vm/reports.sh"
+chmod +x "$tmp/t2/tests/vm/run-vm.sh" "$tmp/t2/tests/vm/reports.sh"
+(
+	top=$tmp/t2 logs=$tmp/t2
+	. "$top_real/tests/harness.sh"
+	vm k1 vtd topo s vm.wait=2
+	vm k2 vtd topo s vm.wait=1
+	vm k3 vtd topo s vm.wait=1
+	start=$SECONDS
+	vm_run_all >"$tmp/q.out"
+	echo "$pass $fail $((SECONDS - start))" >"$tmp/q.n"
+)
+read -r q_pass q_fail q_secs <"$tmp/q.n"
+order=$(grep -o 'ok - \[k[0-9] vtd s\] VM ran' "$tmp/q.out" | cut -c7-8 | tr -d '\n')
+echo "# three boots of 2, 1 and 1 s: $q_secs s, reported in order $order"
+[ "$q_fail" = 0 ] && [ "$q_pass" -ge 12 ] && [ "$order" = k1k2k3 ]
+tap $? "vm_run_all: every boot reported, in the order queued ($q_pass passed)"
+[ "$q_secs" -le 3 ]
+tap $? "vm_run_all: two boots at a time (3 boots of 2+1+1 s in $q_secs s)"
+
 tap_done

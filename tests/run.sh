@@ -125,7 +125,7 @@ result $? "[spec] p2pmap.yaml validates against the kernel's genetlink-c schema"
 # The stress test's seed: P2PMAP_STRESS_SEED replays a run.
 seed=${P2PMAP_STRESS_SEED:-$(date +%s)}
 echo "# stress seed $seed (P2PMAP_STRESS_SEED=$seed make check replays it)"
-phase "VMs: Debian 6.1 and 6.12 kernels"
+phase "VMs (two at a time): debug, Debian 6.1, 6.12 and 7.x kernels"
 # --- the netlink fuzzer ---------------------------------------------------
 make -s -C "$top/tests/fuzz" >"$logs/fuzz-build.log" 2>&1
 result $? "[fuzz] p2pfuzz builds from the YNL spec with -Wall -Wextra -Werror"
@@ -153,23 +153,96 @@ epyc() {
 	local suites=${demo:+$demo,}epyc,core,tenants,topology,stress
 	shift 3
 	if [ "$iommu" = amd ]; then
-		amd_vm "$k" epyc "$suites" vm.ops=1000 vm.seed="$seed" "$@"
+		VM_POST=epyc_post amd_vm "$k" epyc "$suites" vm.ops=1000 \
+			vm.seed="$seed" "$@"
 	else
-		vm "$k" vtd epyc "$suites" vm.ops=1000 vm.seed="$seed" "$@"
+		VM_POST=epyc_post vm "$k" vtd epyc "$suites" vm.ops=1000 \
+			vm.seed="$seed" "$@"
 	fi
-	# What link auto printed there is the README's.
-	local log=$logs/$k-$iommu-${demo:+$demo,}epyc,core,tenants,topology,stress.log
+}
+# epyc_post KVER IOMMU LOG: what link auto printed there is the README's,
+# and so is make demo's output where the boot ran it.
+epyc_post() {
+	local k=$1 iommu=$2 log=$3
 	sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# | //p' "$log" |
 		tr -d '\r' | diff -u "$top/tests/guest/epyc-link-auto.want" - \
 		>"$logs/$k-$iommu-epyc.diff"
 	result $? "[$k $iommu epyc] link auto --numa 0 printed the README's block (tests/guest/epyc-link-auto.want)"
-	[ -n "$demo" ] || return 0
+	grep -q '^P2PMAP-SUITE: begin demo' "$log" || return 0
 	# make demo's output (tests/demo.sh prints it the same way).
 	sed -n '/P2PMAP-SUITE: begin demo/,/P2PMAP-SUITE: end demo/p' "$log" |
 		tr -d '\r' | grep -v -e '^P2PMAP-SUITE' -e '^# time' -e '^\[ *[0-9]*\.[0-9]*\]' |
 		sed '/./,$!d' | diff -u "$top/tests/guest/demo-epyc.want" - >"$logs/$k-$iommu-demo.diff"
 	result $? "[$k $iommu demo] make demo printed the README's block (tests/guest/demo-epyc.want)"
 }
+# The debug kernel (KASAN etc. make its guests slow under TCG: 20 s to boot
+# with devices on pcie.0 only, 80 s with pxb-pcie host bridges): the same
+# topologies as below, several suites per boot.  Queued first: its two
+# long boots set the pace of the two lanes (vm_run_all).
+if [ -n "$debug" ]; then
+	set -- $debug
+	export P2PMAP_VM_KERNEL=$2 P2PMAP_VM_INITRD=$3
+	export P2PMAP_VM_TIMEOUT=${P2PMAP_DEBUG_VM_TIMEOUT:-2400}
+	export P2PMAP_VM_BOOT_TIMEOUT=600
+	# Each boot runs several suites (80 s to boot with pxb-pcie bridges).
+	# Smaller counts than on the Debian kernels, so that make check fits:
+	# the fuzzer 5,000 messages a phase (100,000 there),
+	# the stress test 60 operations (1000 there); fault injection walks
+	# every allocation point of link add, link del, bind, unbind, rescan
+	# and remove (173 points, 190 s), and the insmod with configured links
+	# by call site (vm.fi=i: each of its ~700 points costs 10 s here, a
+	# KASAN module load and a rmmod that waits for DEBUG_KOBJECT_RELEASE's
+	# delayed releases; one point per call site, aimed at by the stack
+	# filter, about 25 points in 6 minutes; every point, vm.fi_insmod=all,
+	# by hand: two hours).
+	# The fuzzer first: it reads the whole kernel log (/dev/kmsg), which
+	# the other suites' fault lines would otherwise fill.
+	# (iova.sh is left to the Debian kernels: 5 min under KASAN, and the
+	# guard's code runs here in core, topology and the races.)
+	# acpi=noirq (QEMU 7.2 only): under KASAN and kmemleak, each
+	# evaluation of a pxb-pcie host bridge's _PRT (at every enable of a
+	# device behind it: each bind) runs into ACPICA's 30 s loop timeout in
+	# QEMU 7.2's AML loop and fails anyway ("can't derive routing for PCI
+	# INT A"); legacy routing finds no INTx for them either, at once.
+	# p2pmap and the edus use no INTx.  (Measured: 13 such evaluations,
+	# 390 s, in the numa2 boot.)  q35's ACPI hot-plug needs the ACPI SCI,
+	# which acpi=noirq takes away (and native pciehp trips a lockdep report
+	# of its own in 6.12): on QEMU 7.2's numa2, vm.hotplug=off makes
+	# topology add and delete devices through sysfs remove/rescan, the
+	# same notifier events.  QEMU 11's _PRT is a static package (no AML
+	# loop): there the debug kernel boots without acpi=noirq, and
+	# topology and the races hot-plug through the QEMU monitor.
+	# Both IOMMUs run core, faults, tenants, topology and stress here:
+	# VT-d on QEMU 7.2, AMD-Vi on QEMU 11 (dma-remap=on: devices behind
+	# host bridges and root ports translate, as on an EPYC host), where
+	# the races run too, with hot-plug.  (Measured, guest time under
+	# AMD-Vi: core 251 s, faults 102 s, tenants 80 s, stress 58 s;
+	# topology 47 s and the races 125 s on numa2.)
+	vm 6.12-debug vtd gpus4+pxb fuzz,core,faultinject vm.seed="$seed" \
+		vm.fuzz_count=5000 vm.fuzz_cap_count=1000 \
+		vm.fi=la,ld,b,u,r,m,i acpi=noirq
+	# The races with a 32 MiB probe-time allocation: each of their binds
+	# pays it (256 MiB: 3 minutes more under KASAN), 30 s of clients.
+	if [ -n "$qemu11" ]; then
+		amd_vm 6.12-debug gpus4+pxb core,faults,tenants,stress,holds \
+			vm.ops=60 vm.seed="$seed"
+		vm 6.12-debug vtd numa2 topology vm.probe_mib=32 acpi=noirq \
+			vm.hotplug=off
+		amd_vm 6.12-debug numa2 topology,races vm.seed="$seed" \
+			vm.probe_mib=32 vm.race_secs=30
+	else
+		# QEMU 7.2's AMD-Vi: GPUs on pcie.0 only (no E for core).
+		vm 6.12-debug amd gpus4 core,faults,tenants,stress vm.ops=60 \
+			vm.seed="$seed"
+		vm 6.12-debug vtd numa2 topology,races vm.seed="$seed" \
+			vm.probe_mib=32 vm.race_secs=30 acpi=noirq vm.hotplug=off
+	fi
+	# 60 stress operations: 200 took 303 s under KASAN, 100 took 107 s.
+	vm 6.12-debug vtd gpus4 faults,tenants,stress vm.ops=60 vm.seed="$seed"
+	unset P2PMAP_VM_KERNEL P2PMAP_VM_INITRD P2PMAP_VM_TIMEOUT \
+		P2PMAP_VM_BOOT_TIMEOUT
+fi
+
 # Several suites per boot where they share a topology (tests/guest/batch.sh
 # puts the machine back as a boot leaves it between them; a boot costs
 # 8-9 s): vm() runs a comma-separated SUITE list as one batch.  The fuzzer
@@ -233,7 +306,6 @@ done
 # The newest Debian kernel (trixie-backports, 7.x), when it could be built
 # and unpacked: the core and fault suites on both IOMMUs, and under AMD-Vi
 # the host's shape (epyc: its initramfs has the kernel's VFIO modules).
-phase "VMs: Debian 7.x kernel"
 if [ -n "$newer" ]; then
 	set -- $newer
 	export P2PMAP_VM_KERNEL=$2
@@ -251,72 +323,6 @@ if [ -n "$newer" ]; then
 	fi
 	unset P2PMAP_VM_KERNEL
 fi
-# The debug kernel (KASAN etc. make its guests slow under TCG: 20 s to boot
-# with devices on pcie.0 only, 80 s with pxb-pcie host bridges): the same
-# topologies as above, several suites per boot.
-phase "VMs: debug kernel"
-if [ -n "$debug" ]; then
-	set -- $debug
-	export P2PMAP_VM_KERNEL=$2 P2PMAP_VM_INITRD=$3
-	export P2PMAP_VM_TIMEOUT=${P2PMAP_DEBUG_VM_TIMEOUT:-2400}
-	export P2PMAP_VM_BOOT_TIMEOUT=600
-	# Each boot runs several suites (80 s to boot with pxb-pcie bridges).
-	# Smaller counts than on the Debian kernels, so that make check fits:
-	# the fuzzer 5,000 messages a phase (100,000 there),
-	# the stress test 60 operations (1000 there); fault injection walks
-	# every allocation point of link add, link del, bind, unbind, rescan
-	# and remove (173 points, 190 s), and the insmod with configured links
-	# by call site (vm.fi=i: each of its ~700 points costs 10 s here, a
-	# KASAN module load and a rmmod that waits for DEBUG_KOBJECT_RELEASE's
-	# delayed releases; one point per call site, aimed at by the stack
-	# filter, about 25 points in 6 minutes; every point, vm.fi_insmod=all,
-	# by hand: two hours).
-	# The fuzzer first: it reads the whole kernel log (/dev/kmsg), which
-	# the other suites' fault lines would otherwise fill.
-	# (iova.sh is left to the Debian kernels: 5 min under KASAN, and the
-	# guard's code runs here in core, topology and the races.)
-	# acpi=noirq (QEMU 7.2 only): under KASAN and kmemleak, each
-	# evaluation of a pxb-pcie host bridge's _PRT (at every enable of a
-	# device behind it: each bind) runs into ACPICA's 30 s loop timeout in
-	# QEMU 7.2's AML loop and fails anyway ("can't derive routing for PCI
-	# INT A"); legacy routing finds no INTx for them either, at once.
-	# p2pmap and the edus use no INTx.  (Measured: 13 such evaluations,
-	# 390 s, in the numa2 boot.)  q35's ACPI hot-plug needs the ACPI SCI,
-	# which acpi=noirq takes away (and native pciehp trips a lockdep report
-	# of its own in 6.12): on QEMU 7.2's numa2, vm.hotplug=off makes
-	# topology add and delete devices through sysfs remove/rescan, the
-	# same notifier events.  QEMU 11's _PRT is a static package (no AML
-	# loop): there the debug kernel boots without acpi=noirq, and
-	# topology and the races hot-plug through the QEMU monitor.
-	# Both IOMMUs run core, faults, tenants, topology and stress here:
-	# VT-d on QEMU 7.2, AMD-Vi on QEMU 11 (dma-remap=on: devices behind
-	# host bridges and root ports translate, as on an EPYC host), where
-	# the races run too, with hot-plug.  (Measured, guest time under
-	# AMD-Vi: core 251 s, faults 102 s, tenants 80 s, stress 58 s;
-	# topology 47 s and the races 125 s on numa2.)
-	vm 6.12-debug vtd gpus4+pxb fuzz,core,faultinject vm.seed="$seed" \
-		vm.fuzz_count=5000 vm.fuzz_cap_count=1000 \
-		vm.fi=la,ld,b,u,r,m,i acpi=noirq
-	# 60 stress operations: 200 took 303 s under KASAN, 100 took 107 s.
-	vm 6.12-debug vtd gpus4 faults,tenants,stress vm.ops=60 vm.seed="$seed"
-	# The races with a 32 MiB probe-time allocation: each of their binds
-	# pays it (256 MiB: 3 minutes more under KASAN), 30 s of clients.
-	if [ -n "$qemu11" ]; then
-		vm 6.12-debug vtd numa2 topology vm.probe_mib=32 acpi=noirq \
-			vm.hotplug=off
-		amd_vm 6.12-debug numa2 topology,races vm.seed="$seed" \
-			vm.probe_mib=32 vm.race_secs=30
-		amd_vm 6.12-debug gpus4+pxb core,faults,tenants,stress,holds \
-			vm.ops=60 vm.seed="$seed"
-	else
-		# QEMU 7.2's AMD-Vi: GPUs on pcie.0 only (no E for core).
-		vm 6.12-debug amd gpus4 core,faults,tenants,stress vm.ops=60 \
-			vm.seed="$seed"
-		vm 6.12-debug vtd numa2 topology,races vm.seed="$seed" \
-			vm.probe_mib=32 vm.race_secs=30 acpi=noirq vm.hotplug=off
-	fi
-	unset P2PMAP_VM_KERNEL P2PMAP_VM_INITRD P2PMAP_VM_TIMEOUT \
-		P2PMAP_VM_BOOT_TIMEOUT
-fi
 
+vm_run_all
 finish_run

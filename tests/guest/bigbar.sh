@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 13 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # Large BARs (issue 4): a 64 GiB 64-bit prefetchable BAR (QEMU ivshmem-plain
 # over a sparse file) as the target, like a GPU's VRAM aperture.  A peer
 # write lands at its start, middle and last page through a p2pmap link, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 96 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # Core acceptance (issue 2): identity mappings make raw-address peer DMA
 # work per direction, and are undone at link del, unbind, removal and unload.
 # A, B, C, D are edus on pcie.0; E (gpus4+pxb) sits behind its own host

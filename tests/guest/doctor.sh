@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 17 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # "p2pmap doctor" against the real state of the guest (issue 12): the edus
 # stand in for the GPUs (--gpus 1234:11e8) and p2ptest for nvidia
 # (--driver p2ptest).  What it says of the IOMMU, the groups, the paths,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 32 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # Early reservations (issue 11): a stand-in GPU driver that allocates like
 # a GPU driver at probe (probe_dma_mib: 1 MiB IOVAs, below 4 GiB first),
 # and peers under another host bridge (gpus4+pxb: A, B on pcie.0, E at

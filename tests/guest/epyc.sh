@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 19 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # The host p2pmap is for (issue 9; run-vm.sh's epyc topology): eight
 # stand-in GPUs, each behind its own root port, two per host bridge, four
 # host bridges on two NUMA nodes.  Node 0's four run the inference server

@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 35 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # Fault injection (debug kernel: FAILSLAB, FAIL_PAGE_ALLOC, fail-nth,
 # kmemleak).  For each operation, N = 1, 2, 3, ...: the N-th allocation
 # that p2pmap's own code makes during that one operation fails

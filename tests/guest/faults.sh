@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 71 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # Fault accounting and visibility (issue 3): counters per device and per
 # pair, exact through the io_page_fault tracepoint, lower bounds through the
 # VT-d fault log; /sys/kernel/p2pmap; events; the CLI views.  The AMD-Vi
@@ -289,7 +290,11 @@ if [ "$IOMMU" = amd ] && [ $LOGS = on ]; then
 			--json "{\"addr\": \"$1\"}" >/tmp/ynl.json 2>&1
 	}
 	# amd_line DEV ADDR [write]: the line the driver prints (pci_err on a
-	# device bound to p2ptest).
+	# device bound to p2ptest), as amd_iommu_report_page_fault() in
+	# drivers/iommu/amd/iommu.c formats it: the same format string in
+	# Debian 6.1.192 (line 580), 6.12.118 (885) and 7.3.4 (897), and the
+	# same "device=" form for a device the driver does not know (584, 889,
+	# 901); p2ptest prints that kernel's lines (tests/p2ptest/p2ptest.c).
 	amd_line() {
 		printf 'p2ptest %s: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0000 address=0x%x flags=0x%04x]' \
 			"$1" "$2" "$([ "${3:-}" = write ] && echo 32 || echo 0)"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 29 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # The netlink fuzzer (tests/fuzz/p2pfuzz) against the p2pmap family, on the
 # gpus4+pxb topology.  A few links are set up (mapped ones, one pending) and
 # the state is snapshotted: status and list minus fault counters, policy,
@@ -156,16 +157,14 @@ unread=$(find /sys/kernel/p2pmap -type f | while read -r f; do
 expect "root: every /sys/kernel/p2pmap file reads" "$unread" ""
 # A debug kernel (kmemleak): nothing p2pmap allocated is unreferenced.
 # Read before rmmod, while the module's symbols still name the callers.
+# (Debian's kernels have none: there this is not a check at all.)
 KL=/sys/kernel/debug/kmemleak
-if [ -w $KL ]; then
-	echo scan >$KL
-	sleep 6
-	echo scan >$KL
+if [ -e $KL ]; then
+	check "root: kmemleak scans (it has not disabled itself)" \
+		sh -c "echo scan >$KL && sleep 6 && echo scan >$KL"
 	grep -B14 '\[p2pmap\]' $KL | head -40 | sed 's/^/# kmemleak: /'
 	check "root: kmemleak finds no p2pmap object unreferenced" \
 		sh -c "! grep -q '\[p2pmap\]' $KL"
-else
-	ok "root: kmemleak finds no p2pmap object unreferenced # SKIP no kmemleak in this kernel"
 fi
 check "root: p2pmap unloads" rmmod p2pmap
 xl=$(p2pt xlatem $EDUS)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 34 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # How long p2pmap holds its reservations (issue 23, items 1, 2 and 4), on
 # gpus4+pxb (A, C on pcie.0, E behind its own host bridge) or epyc (A and C
 # under node 0's first two host bridges, E under node 1's first):

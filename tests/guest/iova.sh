@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 51 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # IOVA safety on the real hazard (issue 8, items 1-4 and 7): a peer BAR
 # under another host bridge, which dma-iommu does not reserve in the
 # initiator's allocator.  A is an edu on pcie.0, E sits behind its own host

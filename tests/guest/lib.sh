@@ -341,11 +341,21 @@ module_text_range() {
 # rmmod: the applet, but with P2PMAP_TEXT_LOG set (batch.sh) an unload of
 # p2pmap first appends its text range there (kmemleak_check).  A function,
 # not a wrapper in PATH: busybox sh runs its applets without a PATH lookup.
+# An unload of p2ptest returns before its drivers' sysfs directories are
+# gone where DEBUG_KOBJECT_RELEASE delays their release (1-4 s): the next
+# insmod would collide with them ("cannot create duplicate filename").
 rmmod() {
 	case " $* " in
 	*" p2pmap "*|*" p2pmap.ko "*)
 		[ -n "${P2PMAP_TEXT_LOG:-}" ] &&
 			module_text_range p2pmap >>"$P2PMAP_TEXT_LOG" ;;
 	esac
-	command rmmod "$@"
+	command rmmod "$@" || return
+	case " $* " in
+	*" p2ptest "*|*" p2ptest.ko "*)
+		wait_until "[ ! -e /sys/bus/pci/drivers/p2ptest ] &&
+			[ ! -e /sys/bus/pci/drivers/p2ptest-owned ] &&
+			[ ! -e /sys/bus/pci/drivers/p2ptest-mem ] &&
+			[ ! -e /sys/module/p2ptest ]" 15 ;;
+	esac
 }

@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 7 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # AMD SME (issue 23): with mem_encrypt=on, AMD's IOMMU page table of
 # kernels before 6.19.4 sets the C-bit on MMIO PTEs too, which AMD requires
 # clear for MMIO; p2pmap then maps nothing, and says why.  QEMU (TCG) has

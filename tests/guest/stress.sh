@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 3 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # Randomized, seeded, bounded stress with an invariant checker (issue 4).
 # Operations: link add/del, unbind/bind, hand-off to vfio-pci and back,
 # remove/rescan, counter reset, module reload (links passed back through

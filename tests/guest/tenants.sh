@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 64 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # Picking pairs and keeping tenants apart (issue 4): the admission policy,
 # link auto, config save + a modprobe-style load, and the VFIO hand-off with
 # a group really claimed through the VFIO container API.

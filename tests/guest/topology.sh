@@ -1,4 +1,5 @@
 #!/bin/sh
+# floor: 28 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # Topology (issue 4): NUMA nodes with their own host bridges, links across
 # host bridges (where the kernel reserves nothing for us) under IOVA
 # pressure, and hot-plug through the QEMU monitor while links churn.

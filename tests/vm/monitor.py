@@ -17,6 +17,10 @@ def main():
     s.recv(4096)                       # the banner and prompt
     s.sendall(sys.argv[2].encode() + b"\n")
     time.sleep(0.3)                    # let QEMU take it before we hang up
+    try:
+        print(s.recv(4096).decode(errors="replace").strip())
+    except OSError:
+        pass
     s.close()
 
 

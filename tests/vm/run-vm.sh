@@ -118,7 +118,7 @@ numa2|epyc|epyc+bigbar)
 	done
 	args+=(-device pcie-root-port,id=rphp,bus=pcie.0,addr=0x1c,chassis=30,slot=0)
 	if [ "$topo" = epyc+bigbar ]; then
-		img=$(dirname "$log")/bigbar-epyc.img
+		img=${log%.log}-bigbar.img	# one per boot: boots run side by side
 		rm -f "$img"
 		truncate -s 64G "$img"
 		args+=(-global q35-pcihost.pci-hole64-size=1T
@@ -130,7 +130,7 @@ numa2|epyc|epyc+bigbar)
 bigbar)
 	args+=(-global q35-pcihost.pci-hole64-size=1T)
 	for i in $(seq "${P2PMAP_BIGBARS:-1}"); do
-		img=$(dirname "$log")/bigbar$i.img
+		img=${log%.log}-bigbar$i.img
 		rm -f "$img"
 		truncate -s 64G "$img"
 		args+=(-object "memory-backend-file,id=big$i,size=64G,mem-path=$img,share=on"
@@ -153,9 +153,10 @@ host_commands() {
 	tail -n +1 -F "$log" 2>/dev/null | while IFS= read -r line; do
 		case $line in
 		*P2PMAP-HOST:*)
+			# What QEMU answered, for a hot-plug that never showed.
 			python3 "$(dirname "$0")/monitor.py" "$monitor" \
 				"$(echo "${line#*P2PMAP-HOST: }" | tr -d '\r')" \
-				>/dev/null 2>&1 ;;
+				>>"${log%.log}.monitor.txt" 2>&1 ;;
 		esac
 	done
 }
