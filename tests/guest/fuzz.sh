@@ -1,5 +1,5 @@
 #!/bin/sh
-# floor: 29 (checks in its smallest boot: tests/harness.sh fails a boot below it)
+# floor: 28 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # The netlink fuzzer (tests/fuzz/p2pfuzz) against the p2pmap family, on the
 # gpus4+pxb topology.  A few links are set up (mapped ones, one pending) and
 # the state is snapshotted: status and list minus fault counters, policy,
