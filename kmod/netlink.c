@@ -2,7 +2,8 @@
 /*
  * The generic netlink family "p2pmap": policies and the command table.  The
  * protocol is specified in include/uapi/linux/p2pmap.h.  Commands are handled
- * in netlink_dev.c and netlink_link.c.
+ * in netlink_dev.c, netlink_link.c, netlink_policy.c, netlink_info.c and
+ * netlink_faults.c; who may send them is decided in netlink_access.c.
  */
 #include "p2pmap.h"
 #include "netlink.h"
@@ -35,40 +36,6 @@ static const struct nla_policy p2pmap_link_policy[P2PMAP_A_LINK_MAX + 1] = {
 };
 
 /*
- * Opening device-to-device DMA through the IOMMU changes isolation as
- * much as changing a group's domain type, for which the kernel asks
- * CAP_SYS_ADMIN and CAP_SYS_RAWIO: every state change asks both, on top of
- * GENL_ADMIN_PERM (CAP_NET_ADMIN), all in the initial user namespace and
- * held both by the socket's opener and by the sender (netlink_capable()).
- */
-int p2pmap_nl_may_change(struct sk_buff *skb, struct genl_info *info)
-{
-	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "needs CAP_SYS_ADMIN in the initial user namespace (it changes IOMMU isolation)");
-		return -EPERM;
-	}
-	if (!netlink_capable(skb, CAP_SYS_RAWIO)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "needs CAP_SYS_RAWIO in the initial user namespace (it changes IOMMU isolation)");
-		return -EPERM;
-	}
-	return 0;
-}
-
-/*
- * Fault addresses go only to readers with CAP_SYS_ADMIN in the initial user
- * namespace: an address outside every BAR is an IOVA of the device's DMA
- * API space, which the kernel itself prints only to its log (dmesg_restrict
- * on Debian).  Counts, times and BARs (world-readable in
- * /sys/bus/pci/devices/X/resource already) go to every reader.
- */
-bool p2pmap_nl_sees_addrs(struct sk_buff *skb)
-{
-	return netlink_capable(skb, CAP_SYS_ADMIN);
-}
-
-/*
  * Every refusal says why: the handlers name the attribute or the state at
  * fault (GENL_REQ_ATTR_CHECK the missing attribute); the resource errors
  * get their word here.
@@ -84,7 +51,10 @@ int p2pmap_nl_done(struct genl_info *info, int err)
 	return err;
 }
 
-/* State changes: GENL_ADMIN_PERM here, p2pmap_nl_may_change() in the doit. */
+/*
+ * State changes: p2pmap_nl_may_change() first in the doit, reads:
+ * p2pmap_nl_may_read() (netlink_access.c).
+ */
 static const struct genl_ops p2pmap_ops[] = {
 	{
 		.cmd = P2PMAP_CMD_DEV_GET,
@@ -105,14 +75,12 @@ static const struct genl_ops p2pmap_ops[] = {
 		.doit = p2pmap_nl_link_add,
 		.policy = p2pmap_link_policy,
 		.maxattr = P2PMAP_A_LINK_MAX,
-		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = P2PMAP_CMD_LINK_DEL,
 		.doit = p2pmap_nl_link_del,
 		.policy = p2pmap_link_policy,
 		.maxattr = P2PMAP_A_LINK_MAX,
-		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = P2PMAP_CMD_INFO_GET,
@@ -125,7 +93,6 @@ static const struct genl_ops p2pmap_ops[] = {
 		.doit = p2pmap_nl_faults_reset,
 		.policy = p2pmap_dev_policy,
 		.maxattr = P2PMAP_A_DEV_MAX,
-		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = P2PMAP_CMD_POLICY_GET,
@@ -138,7 +105,6 @@ static const struct genl_ops p2pmap_ops[] = {
 		.doit = p2pmap_nl_policy_set,
 		.policy = p2pmap_policy_policy,
 		.maxattr = P2PMAP_A_POLICY_MAX,
-		.flags = GENL_ADMIN_PERM,
 	},
 };
 
@@ -161,7 +127,7 @@ struct genl_family p2pmap_family __ro_after_init = {
 	.mcgrps = p2pmap_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(p2pmap_mcgrps),
 #endif
-	.netnsok = false,
+	.netnsok = true,	/* reads from containers: netlink_access.c */
 };
 
 int __init p2pmap_genl_register(void)

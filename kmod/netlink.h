@@ -51,9 +51,13 @@ static inline void p2pmap_nl_msg(struct netlink_ext_ack *extack,
 	extack->bad_attr = attr;
 }
 
-/* netlink.c: the checks every state-changing command makes first */
+/* netlink_access.c: the checks every command makes first */
+extern bool p2pmap_netns_reads;
+int p2pmap_nl_may_read(struct sk_buff *skb, struct netlink_ext_ack *extack);
 int p2pmap_nl_may_change(struct sk_buff *skb, struct genl_info *info);
 bool p2pmap_nl_sees_addrs(struct sk_buff *skb);
+
+/* netlink.c */
 int p2pmap_nl_done(struct genl_info *info, int err);
 
 #endif /* P2PMAP_NETLINK_H */

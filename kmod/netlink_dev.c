@@ -148,7 +148,10 @@ int p2pmap_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	bool addrs = p2pmap_nl_sees_addrs(cb->skb);
 	long idx = 0, start = cb->args[0];
 	struct p2pmap_dev *dev;
+	int err = p2pmap_nl_may_read(cb->skb, cb->extack);
 
+	if (err)
+		return err;
 	mutex_lock(&p2pmap_lock);
 	cb->seq = p2pmap_generation;
 	list_for_each_entry(dev, &p2pmap_devs, node) {
@@ -171,8 +174,10 @@ int p2pmap_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *attr = info->attrs[P2PMAP_A_DEV_ADDR];
 	struct p2pmap_dev *dev;
 	struct sk_buff *msg;
-	int err;
+	int err = p2pmap_nl_may_read(skb, info->extack);
 
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, P2PMAP_A_DEV_ADDR))
 		return -EINVAL;
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);

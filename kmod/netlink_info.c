@@ -5,9 +5,13 @@
 
 int p2pmap_nl_info_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	struct sk_buff *msg;
 	void *hdr;
+	int err = p2pmap_nl_may_read(skb, info->extack);
 
+	if (err)
+		return err;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return p2pmap_nl_done(info, -ENOMEM);
 	hdr = genlmsg_put_reply(msg, info, &p2pmap_family, 0,

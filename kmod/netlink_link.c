@@ -92,7 +92,10 @@ int p2pmap_nl_link_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	bool addrs = p2pmap_nl_sees_addrs(cb->skb);
 	long idx = 0, start = cb->args[0];
 	struct p2pmap_link *link;
+	int err = p2pmap_nl_may_read(cb->skb, cb->extack);
 
+	if (err)
+		return err;
 	mutex_lock(&p2pmap_lock);
 	cb->seq = p2pmap_generation;
 	list_for_each_entry(link, &p2pmap_links, node) {
@@ -164,8 +167,10 @@ int p2pmap_nl_link_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct p2pmap_link *link;
 	const char *init, *tgt;
-	int err;
+	int err = p2pmap_nl_may_read(skb, info->extack);
 
+	if (err)
+		return err;
 	err = p2pmap_nl_link_addrs(info, &init, &tgt);
 	if (err)
 		return err;

@@ -5,11 +5,14 @@
 
 int p2pmap_nl_policy_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	const struct p2pmap_policy *p = &p2pmap_policy;
+	struct sk_buff *msg;
 	void *hdr;
-	int err;
+	int err = p2pmap_nl_may_read(skb, info->extack);
 
+	if (err)
+		return err;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &p2pmap_family, 0,

@@ -238,7 +238,7 @@ if [ -n "$debug" ]; then
 			vm.probe_mib=32 vm.race_secs=30 acpi=noirq vm.hotplug=off
 	fi
 	# 60 stress operations: 200 took 303 s under KASAN, 100 took 107 s.
-	vm 6.12-debug vtd gpus4 faults,tenants,stress vm.ops=60 vm.seed="$seed"
+	vm 6.12-debug vtd gpus4 faults,tenants,stress,container vm.ops=60 vm.seed="$seed"
 	unset P2PMAP_VM_KERNEL P2PMAP_VM_INITRD P2PMAP_VM_TIMEOUT \
 		P2PMAP_VM_BOOT_TIMEOUT
 fi
@@ -262,7 +262,10 @@ fi
 # translates boot-time devices behind root ports; QEMU 7.2's does not), and
 # the debug kernel below.
 # p2pmap doctor against the guest's real state (tests/guest/doctor.sh), on
-# both IOMMUs, on 6.12.
+# both IOMMUs, on 6.12.  The CLI in a container (tests/guest/container.sh:
+# its own user and network namespaces, as an unprivileged LXC container)
+# on every kernel, VT-d, and AMD-Vi on 6.12; under the debug kernel too
+# (events copied to every network namespace from the fault path).
 # 6.1: AMD-Vi on QEMU 7.2 (GPUs on pcie.0 only), the stress test 300
 # operations (1000 take 200 s there), topology on numa2, large BARs on
 # pcie.0.  6.12: the host's shape (epyc, above) on both IOMMUs, with make
@@ -274,12 +277,12 @@ for k in $kernels; do
 	case $k in
 	6.1.*)
 		amd_vm "$k" gpus4 core,faults,tenants
-		vm "$k" vtd gpus4 faults,tenants,stress,sme vm.ops=300 vm.seed="$seed"
+		vm "$k" vtd gpus4 faults,tenants,stress,sme,container vm.ops=300 vm.seed="$seed"
 		vm "$k" vtd numa2 topology
 		vm "$k" vtd bigbar bigbar
 		amd_vm "$k" bigbar bigbar ;;
 	*)
-		vm "$k" vtd gpus4 faults,tenants,doctor,sme
+		vm "$k" vtd gpus4 faults,tenants,doctor,sme,container
 		vm "$k" vtd numa2 races vm.seed="$seed"
 		epyc "$k" vtd ""
 		if [ -n "$qemu11" ]; then
@@ -290,12 +293,12 @@ for k in $kernels; do
 			# The IOVA guard where v1 page tables overwrite PTEs
 			# silently.
 			amd_vm "$k" gpus4+pxb iova
-			amd_vm "$k" gpus4 faults,doctor
+			amd_vm "$k" gpus4 faults,doctor,container
 			amd_vm "$k" numa2 races vm.seed="$seed"
 			epyc "$k" amd demo
 			amd_vm "$k" epyc+bigbar bigbar
 		else
-			amd_vm "$k" gpus4 core,faults,tenants,doctor
+			amd_vm "$k" gpus4 core,faults,tenants,doctor,container
 			amd_vm "$k" bigbar bigbar
 		fi
 		# A 64 GiB BAR under another host bridge than the initiator.
@@ -312,7 +315,7 @@ if [ -n "$newer" ]; then
 	vm "$1" vtd gpus4+pxb core
 	vm "$1" vtd gpus4+pxb early,holds
 	vm "$1" vtd gpus4+pxb iova
-	vm "$1" vtd gpus4 faults,sme
+	vm "$1" vtd gpus4 faults,sme,container
 	if [ -n "$qemu11" ]; then
 		amd_vm "$1" gpus4+pxb holds
 		amd_vm "$1" gpus4 faults

@@ -268,6 +268,14 @@ tap $? "the README's host before p2pmap: every check as expected, first blocking
 after "$tmp/after"
 P2PMAP_NVIDIA_SMI=$tmp/after/nvidia-smi run after 0 --root "$tmp/after" --unit vllm.service && whole after
 tap $? "the same host after link auto and the drop-in: 12 links mapped, nothing fails, exit 0 (whole output)"
+# The same host seen from an LXC container (its own /etc: no p2pmap.conf,
+# no DKMS tree): the GPUs, the module and the unit as on the host, the
+# host-only checks skipped with the reason, the host's commands last.
+cp -a "$tmp/after" "$tmp/ct"
+rm -rf "$tmp/ct/etc/modprobe.d" "$tmp/ct/var/lib/dkms"
+put "$tmp/ct/run/systemd/container" lxc
+P2PMAP_NVIDIA_SMI=$tmp/ct/nvidia-smi run container 0 --root "$tmp/ct" --unit vllm.service && whole container
+tap $? "the same host from an LXC container: host-only checks skipped (run on the host), the host's commands at the end (whole output)"
 before "$tmp/pt" identity iommu=pt
 P2PMAP_NVIDIA_SMI=$tmp/pt/nvidia-smi run pt 1 --root "$tmp/pt" --unit vllm.service && whole pt
 tap $? "an iommu=pt host with SEV-SNP: identity groups, the first blocking cause is SEV-SNP against iommu=pt (whole output)"

@@ -3,8 +3,8 @@
  * p2pfuzz: a seeded, replayable fuzzer for the "p2pmap" generic netlink
  * family, built from its YNL spec (gen-spec.py).
  *
- *   p2pfuzz [--seed N] [--count N] [--drop-privs | --drop-cap CAP]
- *           [--expect-refused] [--check-every N] [--devices A,B,...]
+ *   p2pfuzz [--seed N] [--count N] [--drop-privs | --drop-cap CAP |
+ *           --container] [--expect-refused] [--check-every N] [--devices A,B,...]
  *           [--timeout-ms N] [--trace FROM-TO] [--dry-run] [--verbose]
  *
  * The same seed (and the same devices) sends the same messages; the run
@@ -14,11 +14,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -199,6 +202,50 @@ static int drop_privs(void)
 	return 0;
 }
 
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * What an unprivileged LXC container is: root of its own user namespace,
+ * which owns its own network namespace; every capability there, none in
+ * the initial one.  Checked: the network namespace is a new one.
+ */
+static int enter_container(void)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	struct stat ours, host;
+	int err;
+
+	/* Before: from a user namespace of its own PID 1's is out of reach. */
+	if (stat("/proc/self/ns/net", &host))
+		return -errno;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+		return -errno;
+	snprintf(map, sizeof(map), "0 %u 1\n", uid);
+	err = write_file("/proc/self/uid_map", map);
+	if (!err)
+		err = write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1\n", gid);
+	if (!err)
+		err = write_file("/proc/self/gid_map", map);
+	if (err)
+		return err;
+	if (stat("/proc/self/ns/net", &ours))
+		return -errno;
+	return ours.st_ino == host.st_ino ? -EEXIST : 0;
+}
+
 static void print_caps(void)
 {
 	char line[256];
@@ -339,8 +386,8 @@ static void print_stats(const struct fz_ctx *c)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: p2pfuzz [--seed N] [--count N] [--drop-privs | --drop-cap CAP]\n"
-		"               [--expect-refused] [--check-every N] [--devices A,B,...]\n"
+		"usage: p2pfuzz [--seed N] [--count N] [--drop-privs | --drop-cap CAP |\n"
+		"               --container] [--expect-refused] [--check-every N] [--devices A,B,...]\n"
 		"               [--timeout-ms N] [--trace FROM-TO] [--dry-run] [--verbose]\n");
 	exit(2);
 }
@@ -348,7 +395,7 @@ static void usage(void)
 struct opts {
 	uint64_t seed;
 	unsigned long count, check_every;
-	bool drop_privs, expect_refused;
+	bool drop_privs, container, expect_refused;
 	int drop_cap;
 	const char *drop_cap_name;
 	char *devices;
@@ -367,6 +414,8 @@ static void parse_opts(struct fz_ctx *c, struct opts *o, int argc, char **argv)
 			c->verbose = true;
 		} else if (!strcmp(a, "--drop-privs")) {
 			o->drop_privs = true;
+		} else if (!strcmp(a, "--container")) {
+			o->container = true;
 		} else if (!strcmp(a, "--expect-refused")) {
 			o->expect_refused = true;
 		} else if (!v) {
@@ -415,6 +464,8 @@ static int setup(struct fz_ctx *c, struct opts *o)
 		err = drop_privs();
 	else if (o->drop_cap >= 0)
 		err = drop_cap(o->drop_cap);
+	else if (o->container)
+		err = enter_container();
 	if (err) {
 		printf("p2pfuzz: dropping privileges: %s\n", strerror(-err));
 		return 2;
@@ -453,11 +504,12 @@ static int spec_caps(void)
 /*
  * Refusals are owed when the run lacks a capability the spec asks of every
  * state-changing command: with --drop-privs all of them, with --drop-cap
- * the one dropped.
+ * the one dropped; from a container (another network namespace) always:
+ * state changes come only from the host's.
  */
 static bool refusal_owed(const struct opts *o)
 {
-	if (o->drop_privs)
+	if (o->drop_privs || o->container)
 		return true;
 	return o->drop_cap >= 0 && spec_caps() & spec_cap_bit(o->drop_cap);
 }
@@ -535,9 +587,10 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse_opts(&c, &o, argc, argv);
-	printf("p2pfuzz: seed %llu, %lu messages%s%s%s (replay: --seed %llu)\n",
+	printf("p2pfuzz: seed %llu, %lu messages%s%s%s%s (replay: --seed %llu)\n",
 	       (unsigned long long)o.seed, o.count,
 	       o.drop_privs ? ", unprivileged (uid 65534)" : "",
+	       o.container ? ", from a container (own user and network namespaces)" : "",
 	       o.drop_cap >= 0 ? ", root without " : "",
 	       o.drop_cap >= 0 ? o.drop_cap_name : "",
 	       (unsigned long long)o.seed);

@@ -1,12 +1,14 @@
 #!/bin/sh
-# floor: 28 (checks in its smallest boot: tests/harness.sh fails a boot below it)
+# floor: 35 (checks in its smallest boot: tests/harness.sh fails a boot below it)
 # The netlink fuzzer (tests/fuzz/p2pfuzz) against the p2pmap family, on the
 # gpus4+pxb topology.  A few links are set up (mapped ones, one pending) and
 # the state is snapshotted: status and list minus fault counters, policy,
 # info (its generation counter), the /sys/kernel/p2pmap tree and the IOMMU's
 # own view (p2ptest xlatem).  Then:
-#   1. unprivileged (uid 65534): every state-changing message is refused,
-#      the snapshot is byte-identical afterwards;
+#   1. unprivileged (uid 65534): every state-changing message is refused
+#      with an extack message, the snapshot is byte-identical afterwards;
+#   1b. from a container (root of its own user and network namespaces, as
+#      an LXC container): the same, reads and events answered;
 #   2. root without CAP_SYS_RAWIO, 3. root without CAP_SYS_ADMIN: the same,
 #      when the protocol (include/uapi/linux/p2pmap.h) asks state changes
 #      for that capability (else said as SKIP: the run still must not trip
@@ -116,8 +118,14 @@ refused() {
 # --- 1. unprivileged
 snapshot >/tmp/snap-before
 fuzz unprivileged "$SEED" "$COUNT" --drop-privs --expect-refused
-refused unprivileged
+refused unprivileged extack
 check "unprivileged: kernel log clean" log_clean
+
+# --- 1b. from a container
+snapshot >/tmp/snap-before
+fuzz container $((SEED + 4)) "$CAPCOUNT" --container --expect-refused
+refused container extack
+check "container: kernel log clean" log_clean
 
 # --- 2., 3. root without one capability
 n=1

@@ -126,6 +126,8 @@ int config_apply(const char *path, bool dry_run, bool force)
 			/* A refusal for want of a capability is exit 5. */
 			if (!failed++)
 				add_err = cmd_exit_errno(nl.error.err);
+			if (pnl_sender_refused(&nl.error))
+				break;	/* the next ones would be too */
 		} else {
 			printf("added %s -> %s\n", l->initiator, l->target);
 			added++;

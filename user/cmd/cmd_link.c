@@ -393,6 +393,8 @@ static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
 			/* From the kernel's own list: ENODEV is a race here. */
 			if (!ret)
 				ret = cmd_exit_errno(nl->error.err);
+			if (pnl_sender_refused(&nl->error))
+				break;	/* the next ones would be too */
 			continue;
 		}
 		added++;

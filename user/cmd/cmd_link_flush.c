@@ -60,6 +60,8 @@ int link_flush(int argc, char **argv)
 			pnl_perror(&nl.error, "link del");
 			del = cmd_exit_nl(&nl);
 			failed++;
+			if (pnl_sender_refused(&nl.error))
+				break;	/* the next ones would be too */
 			continue;
 		}
 		removed++;

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 
+#include "container.h"
 #include "doctor_int.h"
 
 void doctor_run(const char *root, const struct doctor_env_source *env,
@@ -24,6 +25,7 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	h->root = root;
 	h->want = gpus;
 	h->r = r;
+	in_container(root, h->container, sizeof(h->container));
 	check_iommu(h);
 	check_cc(h);
 	find_gpus(h);
@@ -33,12 +35,18 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	check_nvidia(h);
 	check_p2pmap(h);
 	check_version(h);
-	check_dkms(h);
-	check_saved(h);
-	check_softdep(h);
-	check_initramfs(h);
+	if (h->container[0]) {
+		host_only(h);
+	} else {
+		check_dkms(h);
+		check_saved(h);
+		check_softdep(h);
+		check_initramfs(h);
+	}
 	check_log(h, env->dmesg);
 	check_env(h, env);
+	if (h->container[0])
+		check_container(h);
 	free(h);
 }
 

@@ -62,6 +62,7 @@ struct host {
 	struct gpu gpus[DOCTOR_MAX_GPUS];
 	size_t ngpus;
 	bool pt, snp, tdx, loaded;
+	char container[64];		/* "lxc": in a container (container.h) */
 	struct doctor_report *r;
 };
 
@@ -118,5 +119,8 @@ void check_softdep(struct host *h);
 void check_initramfs(struct host *h);
 void check_log(struct host *h, const char *path);
 void check_env(struct host *h, const struct doctor_env_source *src);
+/* doctor_container.c: in a container, instead of the host-only checks */
+void host_only(struct host *h);
+void check_container(struct host *h);
 
 #endif

@@ -95,7 +95,11 @@ void check_p2pmap(struct host *h)
 			}
 		}
 	}
-	if (!exists(h, "/etc/modprobe.d/p2pmap.conf"))
+	if (h->container[0])
+		add(h, "p2pmap.config", DOCTOR_SKIP, NULL,
+		    "run on the host: this is a container (%s); the configuration the module loads with is the host's /etc/modprobe.d/p2pmap.conf",
+		    h->container);
+	else if (!exists(h, "/etc/modprobe.d/p2pmap.conf"))
 		add(h, "p2pmap.config", DOCTOR_WARN, "p2pmap config save",
 		    "no /etc/modprobe.d/p2pmap.conf: the links are lost at the next boot");
 	else

@@ -94,21 +94,24 @@ fail:
 	return nl->error.err;
 }
 
-void (*pnl_not_loaded_hint)(char *buf, size_t len);
+bool (*pnl_not_loaded_hint)(char *buf, size_t len);
 
 int pnl_open_required(struct p2pmap_nl *nl)
 {
 	int err = pnl_open(nl);
+	bool loaded = false;
 	char hint[512];
 
-	if (err == -ENOENT) {
-		fprintf(stderr, "p2pmap: kernel module not loaded (generic netlink family \"%s\" not found)\n",
-			P2PMAP_GENL_NAME);
-		if (pnl_not_loaded_hint) {
-			pnl_not_loaded_hint(hint, sizeof(hint));
-			fprintf(stderr, "p2pmap: it is %s\n", hint);
-		}
-	}
+	if (err != -ENOENT)
+		return err;
+	if (pnl_not_loaded_hint)
+		loaded = pnl_not_loaded_hint(hint, sizeof(hint));
+	fprintf(stderr, "p2pmap: %s (generic netlink family \"%s\" not found)\n",
+		loaded ? "the kernel module does not answer here" :
+			 "kernel module not loaded",
+		P2PMAP_GENL_NAME);
+	if (pnl_not_loaded_hint)
+		fprintf(stderr, "p2pmap: it is %s\n", hint);
 	return err;
 }
 
@@ -332,6 +335,11 @@ void pnl_perror(const struct pnl_error *e, const char *op)
 			e->msg);
 	else
 		fprintf(stderr, "p2pmap: %s: %s\n", op, strerror(-e->err));
+}
+
+bool pnl_sender_refused(const struct pnl_error *e)
+{
+	return e->err == -EPERM || e->err == -EACCES;
 }
 
 bool pnl_attr_u32(const struct nlattr *a, uint32_t *v)

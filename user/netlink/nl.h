@@ -52,10 +52,11 @@ const char *pnl_strerror(int nlerr);
 int pnl_open_required(struct p2pmap_nl *nl);
 /*
  * Set by the CLI (host/module_hint.c): what to do when the module is not
- * loaded, printed after that error.  The test tools built from this code
- * leave it NULL.
+ * loaded, printed after that error; true when it is loaded all the same
+ * (on the host, seen from a container it does not answer).  The test
+ * tools built from this code leave it NULL.
  */
-extern void (*pnl_not_loaded_hint)(char *buf, size_t len);
+extern bool (*pnl_not_loaded_hint)(char *buf, size_t len);
 void pnl_close(struct p2pmap_nl *nl);
 
 /*
@@ -79,6 +80,11 @@ int pnl_read_error(const struct nlmsghdr *nlh, struct pnl_error *e);
 
 /* "p2pmap: <op>: <strerror>[: <ext-ack message>]" on stderr. */
 void pnl_perror(const struct pnl_error *e, const char *op);
+/*
+ * A refusal of the sender (a capability, or a container's network
+ * namespace): every further state change would be refused the same way.
+ */
+bool pnl_sender_refused(const struct pnl_error *e);
 
 /* Attribute readers: false when the payload has the wrong size. */
 bool pnl_attr_u32(const struct nlattr *a, uint32_t *v);

@@ -15,6 +15,15 @@
  *	of the target is mapped into the initiator's default DMA domain with
  *	IOVA == the BAR's bus address (an identity range).
  *
+ * Namespaces
+ * ----------
+ * The family answers in every network namespace (an LXC container has its
+ * own): reads and the events group there as on the host, fault addresses
+ * withheld, unless the module parameter netns_reads=N refuses them (EPERM,
+ * with an extended-ack message).  State changes are accepted only from the
+ * initial network namespace; elsewhere they get EPERM and a message saying
+ * to run the command on the host.
+ *
  * Commands
  * --------
  * P2PMAP_CMD_DEV_GET (dump)
@@ -112,7 +121,9 @@
  *	CLOCK_REALTIME in nanoseconds.
  *
  * Events: multicast group P2PMAP_MCGRP_EVENTS ("events"), joinable with
- * CAP_NET_ADMIN only.  In the order things happen:
+ * CAP_NET_ADMIN over the listener's network namespace only (a container's
+ * root has it; its fault events carry no address).  In the order things
+ * happen:
  *	P2PMAP_CMD_DEV_ADD_NTF   a device is tracked (device attributes)
  *	P2PMAP_CMD_DEV_DEL_NTF   a device is gone (P2PMAP_A_DEV_ADDR)
  *	P2PMAP_CMD_LINK_NTF      a link was added or changed state (link
@@ -130,7 +141,9 @@
  *	ENOENT     no such link
  *	EPERM      a state change without CAP_NET_ADMIN, CAP_SYS_ADMIN and
  *	           CAP_SYS_RAWIO in the initial user namespace (the extended
- *	           ack names the missing capability)
+ *	           ack names the missing capability), or from another network
+ *	           namespace than the initial one; a read from another network
+ *	           namespace while netns_reads=N
  *	EBUSY      part of a target BAR is already an IOVA of the initiator's
  *	           domain: the DMA API handed it out (in use, cached or
  *	           waiting in the flush queue), or a firmware region or a
