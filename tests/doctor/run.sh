@@ -276,6 +276,116 @@ rm -rf "$tmp/ct/etc/modprobe.d" "$tmp/ct/var/lib/dkms"
 put "$tmp/ct/run/systemd/container" lxc
 P2PMAP_NVIDIA_SMI=$tmp/ct/nvidia-smi run container 0 --root "$tmp/ct" --unit vllm.service && whole container
 tap $? "the same host from an LXC container: host-only checks skipped (run on the host), the host's commands at the end (whole output)"
+# pve DIR: the same host as a Proxmox VE node (pve1), as issue 25 tells it:
+# node 0's four GPUs passed to CT 101 "sglang" (two as devN, two by
+# lxc.mount.entry, one written "key = value", c 195:* allowed; NVIDIA's
+# minors in probe order, not bus order), node 1's four to VM 200 under
+# SEV-SNP (81:00 without domain or function, a PCI mapping with a ";" list
+# for this node and a map line for another node, e1 with its domain).  A
+# snapshot and pending changes name other devices: never read.
+pve() {
+	local d=$1 a
+	after "$d"
+	mkdir -p "$d/etc/pve/nodes/pve1/qemu-server" "$d/etc/pve/nodes/pve1/lxc" \
+		"$d/etc/pve/nodes/pve2/qemu-server" "$d/etc/pve/mapping"
+	ln -s nodes/pve1 "$d/etc/pve/local"
+	ln -s nodes/pve1/qemu-server "$d/etc/pve/qemu-server"
+	ln -s nodes/pve1/lxc "$d/etc/pve/lxc"
+	for a in 0000:01:00.0=0 0000:21:00.0=2 0000:41:00.0=1 0000:61:00.0=3; do
+		mkdir -p "$d/proc/driver/nvidia/gpus/${a%=*}"
+		printf 'Model: \t\t NVIDIA RTX PRO 6000 Blackwell Server Edition\nIRQ:   \t\t 120\nBus Location: \t %s\nDevice Minor: \t %s\nGPU Excluded:\t No\n' \
+			"${a%=*}" "${a#*=}" >"$d/proc/driver/nvidia/gpus/${a%=*}/information"
+	done
+	put "$d/etc/pve/nodes/pve1/lxc/101.conf" "#SGLang, TP=4
+arch: amd64
+cores: 64
+dev0: /dev/nvidia0,gid=44,mode=0666
+dev1: /dev/nvidia1
+hostname: sglang
+memory: 262144
+rootfs: local-lvm:vm-101-disk-0,size=200G
+unprivileged: 1
+lxc.cgroup2.devices.allow: c 195:* rwm
+lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none bind,optional,create=file
+lxc.mount.entry: /dev/nvidia2 dev/nvidia2 none bind,optional,create=file
+lxc.mount.entry = /dev/nvidia3 dev/nvidia3 none bind,optional,create=file
+
+[pve:pending]
+dev2: /dev/nvidia4
+
+[before-upgrade]
+dev0: /dev/nvidia5
+hostname: old"
+	put "$d/etc/pve/nodes/pve1/qemu-server/200.conf" "#confidential worker%3A node 1
+amd-sev: type=snp
+bios: ovmf
+hostpci0: 81:00,pcie=1
+hostpci1: mapping=node1-gpus,pcie=1
+hostpci2: 0000:e1:00.0,pcie=1,x-vga=0
+machine: q35
+name: snp-vm
+
+[PENDING]
+hostpci3: 0000:01:00.0
+
+[before-upgrade]
+hostpci3: 0000:21:00.0"
+	put "$d/etc/pve/nodes/pve2/qemu-server/300.conf" "name: other-node
+hostpci0: 0000:41:00.0"
+	put "$d/etc/pve/mapping/pci.cfg" "node1-gpus
+	description two GPUs of node 1
+	map node=pve1,path=0000:a1:00.0;0000:c1:00.0,id=10de:2bb5,iommugroup=21
+	map node=pve2,path=0000:61:00.0,id=10de:2bb5
+
+other
+	map node=pve1,path=0000:01:00.0,id=10de:2bb5"
+}
+pve "$tmp/pve"
+P2PMAP_NVIDIA_SMI=$tmp/pve/nvidia-smi run pve 0 --root "$tmp/pve" --unit vllm.service && whole pve
+tap $? "the same host as a Proxmox VE node: each GPU's owner (CT 101 by devN and lxc.mount.entry, VM 200 under SEV-SNP by hostpciN and a PCI mapping), the container's GPUs linked both ways (whole output)"
+# The findings: a VM's GPU left on nvidia (VM stopped, the host took it),
+# a link into a VM's GPU, the container's GPUs not linked both ways, a
+# mount entry its cgroup does not allow.
+pve "$tmp/pve2"
+g81=$tmp/pve2/sys/devices/pci0000:80/0000:80:01.1/0000:81:00.0
+rm "$g81/driver"
+ln -s ../../../../bus/pci/drivers/nvidia "$g81/driver"
+for a in 0000:01:00.0-0000:81:00.0 0000:81:00.0-0000:01:00.0; do
+	put "$tmp/pve2/sys/kernel/p2pmap/links/$a/state" mapped
+	put "$tmp/pve2/sys/kernel/p2pmap/links/$a/reason" ""
+	put "$tmp/pve2/sys/kernel/p2pmap/links/$a/faults" 0
+done
+rm -r "$tmp/pve2/sys/kernel/p2pmap/links/0000:21:00.0-0000:41:00.0" \
+	"$tmp/pve2/sys/kernel/p2pmap/links/0000:41:00.0-0000:21:00.0" \
+	"$tmp/pve2/sys/kernel/p2pmap/links/0000:61:00.0-0000:01:00.0"
+sed -i '/^lxc.cgroup2/d' "$tmp/pve2/etc/pve/nodes/pve1/lxc/101.conf"
+run pve2 1 --root "$tmp/pve2" --unit vllm.service
+has pve2 "warn  gpu.0000:81:00.0.owner: 0000:81:00.0 belongs to VM 200 \"snp-vm\" (SEV-SNP; hostpci0) but is bound to nvidia, not vfio-pci: the host uses a GPU its VM takes when it starts" &&
+	has pve2 "fail  pve.vm.200.link: link 0000:01:00.0 -> 0000:81:00.0 touches 0000:81:00.0 of VM 200 \"snp-vm\" (SEV-SNP; hostpci0): a VM's GPU is never a peer of the host's GPUs" &&
+	has pve2 "      fix: p2pmap link del 0000:01:00.0 0000:81:00.0; p2pmap config save" &&
+	[ "$(grep -c '^fail  pve.vm.200.link: ' "$tmp/pve2.out")" = 2 ] &&
+	has pve2 "warn  pve.ct.101.links: CT 101 \"sglang\": 3 of the 12 directions among its 4 GPUs have no link (0000:61:00.0 -> 0000:01:00.0, 0000:21:00.0 <-> 0000:41:00.0): its P2P there works only where the driver maps it"
+r1=$?
+has pve2 "      fix: p2pmap link add 0000:61:00.0 0000:01:00.0; p2pmap link add 0000:21:00.0 0000:41:00.0 --both" &&
+	has pve2 "warn  gpu.0000:21:00.0.owner: 0000:21:00.0 is passed to CT 101 \"sglang\" (/dev/nvidia2 lxc.mount.entry), but the container's cgroup does not allow c 195:2: CUDA there cannot open it" &&
+	has pve2 "ok    gpu.0000:01:00.0.owner: 0000:01:00.0 belongs to CT 101 \"sglang\" (/dev/nvidia0 dev0)" &&
+	grep -q "^first blocking cause: pve.vm.200.link: " "$tmp/pve2.out"
+tap $((r1 | $?)) "Proxmox findings: a VM's GPU on nvidia, links into it fail (blocking), the container's missing directions with the exact link add commands, a device its cgroup does not allow"
+rm "$tmp/pve2/etc/pve/local"
+run pve3 0 --root "$tmp/pve2" --unit vllm.service
+has pve3 "skip  proxmox: /etc/pve exists but pmxcfs does not serve it (no /etc/pve/local): the guests' configuration was not read" &&
+	! grep -q "owner" "$tmp/pve3.out"
+tap $? "Proxmox: /etc/pve without pmxcfs: said, nothing judged from it"
+P2PMAP_NVIDIA_SMI=$tmp/pve/nvidia-smi run json-pve 0 --root "$tmp/pve" --json &&
+	python3 - "$tmp/json-pve.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = {x["address"]: x for x in d["owners"]}
+assert len(d["owners"]) == 8, d["owners"]
+assert o["0000:21:00.0"] == {"address": "0000:21:00.0", "owner": "ct", "id": 101, "name": "sglang", "sev": None, "via": "/dev/nvidia2 lxc.mount.entry"}, o["0000:21:00.0"]
+assert o["0000:a1:00.0"] == {"address": "0000:a1:00.0", "owner": "vm", "id": 200, "name": "snp-vm", "sev": "snp", "via": "hostpci1 mapping node1-gpus"}, o["0000:a1:00.0"]
+PY
+tap $? "Proxmox: --json carries each GPU's owner (CT, VM with SEV-SNP and the line that names it)"
 before "$tmp/pt" identity iommu=pt
 P2PMAP_NVIDIA_SMI=$tmp/pt/nvidia-smi run pt 1 --root "$tmp/pt" --unit vllm.service && whole pt
 tap $? "an iommu=pt host with SEV-SNP: identity groups, the first blocking cause is SEV-SNP against iommu=pt (whole output)"

@@ -36,6 +36,33 @@ static void print_text(const struct doctor_report *r)
 		printf("no blocking cause found\n");
 }
 
+/* On a Proxmox VE node: whose each GPU is (JSON.md: doctor). */
+static void print_owners(struct json *j, const struct doctor_report *r)
+{
+	const struct doctor_owner *o;
+	size_t i;
+
+	json_key(j, "owners");
+	json_arr_begin(j);
+	for (i = 0; i < r->nowners; i++) {
+		o = &r->owners[i];
+		json_obj_begin(j);
+		json_key(j, "address");
+		json_str(j, o->addr);
+		json_key(j, "owner");
+		json_enum(j, o->kind);
+		json_key_u64_or_null(j, "id", strcmp(o->kind, "host"), o->id);
+		json_key(j, "name");
+		json_str_or_null(j, o->name);
+		json_key(j, "sev");
+		json_str_or_null(j, o->sev);
+		json_key(j, "via");
+		json_str_or_null(j, o->via);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void print_json(const struct doctor_report *r)
 {
 	const struct doctor_check *b = doctor_first_blocking(r);
@@ -63,6 +90,7 @@ static void print_json(const struct doctor_report *r)
 	json_arr_end(&j);
 	json_key(&j, "first_blocking");
 	json_str(&j, b ? b->name : NULL);
+	print_owners(&j, r);
 	json_obj_end(&j);
 	putchar('\n');
 }

@@ -20,6 +20,7 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	struct host *h = calloc(1, sizeof(*h));
 
 	r->n = 0;
+	r->nowners = 0;
 	if (!h)
 		return;
 	h->root = root;
@@ -35,6 +36,7 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	check_nvidia(h);
 	check_p2pmap(h);
 	check_version(h);
+	check_proxmox(h);
 	if (h->container[0]) {
 		host_only(h);
 	} else {

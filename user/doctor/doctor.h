@@ -29,8 +29,8 @@ struct doctor_check {
 	char name[48];			/* "iommu.cmdline", "gpu.0000:01:00.0.group" */
 	enum doctor_level level;
 	bool blocking;			/* a failure that stops P2P by itself */
-	char evidence[320];
-	char fix[256];			/* "" when nothing to do */
+	char evidence[512];
+	char fix[512];			/* "" when nothing to do */
 };
 
 /* Where the server's environment comes from: at most one of them. */
@@ -48,9 +48,21 @@ struct doctor_gpus {
 	const char *driver;		/* the inference driver */
 };
 
+/* Whose a GPU is on a Proxmox VE node: the host's, a VM's, a container's. */
+struct doctor_owner {
+	char addr[16];
+	char kind[8];			/* "host", "vm", "ct" */
+	unsigned int id;		/* VMID or CTID */
+	char name[64];
+	char sev[8];			/* a VM's amd-sev type, "" */
+	char via[48];			/* "hostpci0", "/dev/nvidia0 dev0" */
+};
+
 struct doctor_report {
 	size_t n;
 	struct doctor_check c[DOCTOR_MAX_CHECKS];
+	size_t nowners;			/* on a Proxmox VE node only */
+	struct doctor_owner owners[DOCTOR_MAX_GPUS * 2];
 };
 
 /* Runs every check; @root "" for the host itself. */

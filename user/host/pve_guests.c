@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The guests of this Proxmox VE node (pve.h): ROOT/etc/pve/nodes/NODE/
+ * qemu-server/ID.conf and lxc/ID.conf, "key: value" lines (raw lxc.* keys
+ * also "key = value"), their current configuration only: what precedes
+ * the first [section] (a snapshot, [PENDING], [pve:pending]).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pve.h"
+
+#define NV_MAJOR	195		/* NVIDIA's character devices */
+
+/* The node pmxcfs serves: /etc/pve/local -> "nodes/NAME" exists only
+ * while it is mounted (pve-cluster's check_cfs_is_mounted). */
+static bool node_name(const char *root, char *buf, size_t len)
+{
+	char path[PATH_MAX], target[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/etc/pve/local", root);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	if (strncmp(target, "nodes/", 6) || !target[6] ||
+	    strchr(target + 6, '/'))
+		return false;
+	snprintf(buf, len, "%.63s", target + 6);
+	return true;
+}
+
+/*
+ * One line of the current configuration: "key: value" (or "lxc.x = v"),
+ * trimmed, into @key and @val.  -1 at the first section header.
+ */
+static int conf_line(char *line, char **key, char **val)
+{
+	char *p, *e;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	if (line[0] == '[')
+		return -1;
+	if (!islower((unsigned char)line[0]))	/* '#' description, blank */
+		return 0;
+	p = line + strcspn(line, ":= \t");
+	e = p + strspn(p, " \t");
+	if (*e != ':' && !(*e == '=' && !strncmp(line, "lxc.", 4)))
+		return 0;
+	*p = '\0';
+	p = e + 1 + strspn(e + 1, " \t");
+	for (e = p + strlen(p); e > p && isspace((unsigned char)e[-1]); e--)
+		;
+	*e = '\0';
+	*key = line;
+	*val = p;
+	return 1;
+}
+
+/* "hostpci7" -> 7 when @key is @prefix and a number below @max; else -1. */
+static int key_index(const char *key, const char *prefix, int max)
+{
+	size_t n = strlen(prefix);
+	char *end;
+	long i;
+
+	if (strncmp(key, prefix, n) || !isdigit((unsigned char)key[n]))
+		return -1;
+	i = strtol(key + n, &end, 10);
+	return *end || i >= max ? -1 : (int)i;
+}
+
+static void read_vm(const char *root, const char *node, char *key,
+		    char *val, struct pve_guest *g)
+{
+	char v[512];
+
+	if (!strcmp(key, "name")) {
+		snprintf(g->name, sizeof(g->name), "%.63s", val);
+	} else if (!strcmp(key, "amd-sev")) {
+		if (pve_prop(val, "type", true, v, sizeof(v)))
+			snprintf(g->sev, sizeof(g->sev), "%.7s", v);
+	} else if (key_index(key, "hostpci", 16) >= 0) {
+		if (pve_prop(val, "host", true, v, sizeof(v)))
+			pve_add_pci(g, v, key);
+		else if (pve_prop(val, "mapping", false, v, sizeof(v)) &&
+			 !pve_mapping_add(root, node, v, key, g))
+			g->unresolved++;
+	}
+}
+
+/* "/dev/nvidia3" -> 3; -1 for anything else (nvidiactl, nvidia-uvm). */
+static int nv_minor(const char *path)
+{
+	char *end;
+	long m;
+
+	if (strncmp(path, "/dev/nvidia", 11) ||
+	    !isdigit((unsigned char)path[11]))
+		return -1;
+	m = strtol(path + 11, &end, 10);
+	return *end || m >= PVE_NV_MINORS ? -1 : (int)m;
+}
+
+static void add_nv(struct pve_guest *g, int minor, const char *via)
+{
+	if (minor < 0 || g->nnv >= PVE_MAX_NV)
+		return;
+	g->nv[g->nnv].minor = minor;
+	snprintf(g->nv[g->nnv].via, sizeof(g->nv[0].via), "%.23s", via);
+	g->nnv++;
+}
+
+/* "c 195:* rwm", "c 195:0 rwm", "a": what the cgroup lets it open. */
+static void cgroup_allow(struct pve_guest *g, const char *val)
+{
+	char type, maj[16], min[16];
+	int minor;
+
+	if (!strcmp(val, "a")) {
+		g->nv_allow_all = true;
+		return;
+	}
+	if (sscanf(val, "%c %15[0-9*]:%15[0-9*]", &type, maj, min) != 3 ||
+	    (type != 'c' && type != 'a') ||
+	    (strcmp(maj, "*") && atoi(maj) != NV_MAJOR))
+		return;
+	if (!strcmp(min, "*"))
+		g->nv_allow_all = true;
+	else if ((minor = atoi(min)) < PVE_NV_MINORS)
+		g->nv_allow[minor] = true;
+}
+
+static void read_ct(char *key, char *val, struct pve_guest *g)
+{
+	char v[512];
+	int m;
+
+	if (!strcmp(key, "hostname")) {
+		snprintf(g->name, sizeof(g->name), "%.63s", val);
+	} else if (key_index(key, "dev", 256) >= 0) {
+		/* Proxmox allows a devN itself. */
+		if (pve_prop(val, "path", true, v, sizeof(v)) &&
+		    (m = nv_minor(v)) >= 0) {
+			add_nv(g, m, key);
+			g->nv_allow[m] = true;
+		}
+	} else if (!strcmp(key, "lxc.mount.entry")) {
+		/* "SRC DST TYPE OPTIONS": SRC is the host's */
+		if (sscanf(val, "%511s", v) == 1)
+			add_nv(g, nv_minor(v), key);
+	} else if (!strcmp(key, "lxc.cgroup2.devices.allow") ||
+		   !strcmp(key, "lxc.cgroup.devices.allow")) {
+		cgroup_allow(g, val);
+	}
+}
+
+static void read_guest(const char *root, const char *node, const char *path,
+		       struct pve_guest *g)
+{
+	char line[2048], *key, *val;
+	FILE *f = fopen(path, "r");
+	int r;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		r = conf_line(line, &key, &val);
+		if (r < 0)
+			break;
+		if (!r)
+			continue;
+		if (g->vm)
+			read_vm(root, node, key, val, g);
+		else
+			read_ct(key, val, g);
+	}
+	fclose(f);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct pve_guest *x = a, *y = b;
+
+	if (x->vm != y->vm)
+		return x->vm ? 1 : -1;		/* containers first */
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Every ID.conf of ROOT/etc/pve/nodes/NODE/DIR. */
+static void read_dir(const char *root, const char *node, const char *dir,
+		     bool vm, struct pve_host *p)
+{
+	char path[PATH_MAX], *end;
+	struct dirent *e;
+	struct pve_guest *g;
+	unsigned long id;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/etc/pve/nodes/%s/%s", root, node, dir);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d)) && p->n < PVE_MAX_GUESTS) {
+		id = strtoul(e->d_name, &end, 10);
+		if (!isdigit((unsigned char)e->d_name[0]) ||
+		    strcmp(end, ".conf"))
+			continue;
+		g = &p->g[p->n++];
+		memset(g, 0, sizeof(*g));
+		g->vm = vm;
+		g->id = id;
+		snprintf(g->name, sizeof(g->name), "%s %lu", vm ? "VM" : "CT",
+			 id);
+		snprintf(path, sizeof(path), "%s/etc/pve/nodes/%s/%s/%s", root,
+			 node, dir, e->d_name);
+		read_guest(root, node, path, g);
+		if (vm)
+			p->vms++;
+		else
+			p->cts++;
+	}
+	closedir(d);
+}
+
+enum pve_state pve_read(const char *root, struct pve_host *p)
+{
+	char path[PATH_MAX];
+
+	memset(p, 0, sizeof(*p));
+	snprintf(path, sizeof(path), "%s/etc/pve", root);
+	if (access(path, F_OK))
+		return PVE_ABSENT;
+	if (!node_name(root, p->node, sizeof(p->node)))
+		return PVE_UNMOUNTED;
+	read_dir(root, p->node, "lxc", false, p);
+	read_dir(root, p->node, "qemu-server", true, p);
+	qsort(p->g, p->n, sizeof(p->g[0]), by_id);
+	return PVE_READ;
+}
