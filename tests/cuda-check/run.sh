@@ -38,7 +38,7 @@ else
 fi
 
 cc -Wall -Werror -I"$top/user/verify" -o "$tmp/symbols" "$here/symbols.c" \
-	"$top/user/verify/cuda.c" -ldl
+	"$top/user/verify/cuda.c" "$top/user/verify/cuda_errors.c" -ldl
 tap $? "the symbol check builds"
 if [ -z "$stub" ]; then
 	tap_skip "NVIDIA's stub libcuda.so resolves every symbol" "no CUDA toolkit"
@@ -46,6 +46,56 @@ else
 	"$tmp/symbols" "$stub" 2>"$tmp/sym.err"
 	tap $? "NVIDIA's stub $stub resolves every symbol verify looks up ($("$tmp/symbols" - | wc -l) names)"
 	[ -s "$tmp/sym.err" ] && sed 's/^/# /' "$tmp/sym.err"
+fi
+
+# Every CUresult named (user/verify/cuda_errors.h), as cuda.h names it,
+# both ways: a failure is named even where cuGetErrorName() answers nothing
+# (a stub, a driver that did not initialise).  A copy with one value
+# changed must fail.
+errors() {	# errors OURS: our table against cuda.h's enum
+	python3 - "$inc/cuda.h" "$1" <<'PY'
+import re, sys
+h = open(sys.argv[1]).read()
+blk = h[h.index("typedef enum cudaError_enum"):]
+blk = blk[:blk.index("} CUresult;")]
+theirs = set(re.findall(r"\b(CUDA_(?:SUCCESS|ERROR_\w+))\s*=\s*(\d+)", blk))
+ours = set(re.findall(r"X\((CUDA_\w+), (\d+)\)", open(sys.argv[2]).read()))
+for n, v in sorted(theirs - ours):
+    print("# cuda.h has %s = %s, the table does not" % (n, v))
+for n, v in sorted(ours - theirs):
+    print("# the table has %s = %s, cuda.h does not" % (n, v))
+sys.exit(0 if theirs and theirs == ours else 1)
+PY
+}
+table=$top/user/verify/cuda_errors.h
+if [ -z "$inc" ] || [ ! -f "$inc/cuda.h" ]; then
+	tap_skip "every CUresult of cuda.h named" "no CUDA toolkit under /usr/local/cuda*"
+	tap_skip "... a wrong value fails" "no CUDA toolkit"
+else
+	errors "$table"
+	tap $? "every CUresult of cuda.h is named in verify's table, with cuda.h's value ($(grep -c '^	X(CUDA_' "$table") names)"
+	sed 's/X(CUDA_ERROR_STUB_LIBRARY, 34)/X(CUDA_ERROR_STUB_LIBRARY, 35)/' "$table" >"$tmp/errors.h"
+	! cmp -s "$table" "$tmp/errors.h" && errors "$tmp/errors.h" >"$tmp/errors.out"
+	[ $? = 1 ] && grep -q "cuda.h has CUDA_ERROR_STUB_LIBRARY = 34" "$tmp/errors.out"
+	tap $? "... a wrong value fails the check"
+fi
+
+# "p2pmap verify" against NVIDIA's own stub, as in a container whose
+# library path finds the toolkit's stubs before the driver: no usable CUDA
+# driver (exit 3), the error named, the library it loaded, what to do.
+if [ -z "$stub" ]; then
+	tap_skip "verify with NVIDIA's stub: exit 3, named" "no CUDA toolkit"
+else
+	mkdir -p "$tmp/stubdir"
+	ln -s "$stub" "$tmp/stubdir/libcuda.so.1"
+	make -s -C "$top/user" p2pmap >/dev/null 2>&1
+	LD_LIBRARY_PATH=$tmp/stubdir "$top/user/p2pmap" verify >"$tmp/v.out" 2>"$tmp/v.err"
+	rc=$?
+	[ $rc = 3 ] &&
+		grep -q "^p2pmap verify: cuInit: CUDA_ERROR_STUB_LIBRARY (34): $(readlink -f "$stub") is NVIDIA's stub libcuda" "$tmp/v.err" &&
+		grep -q "take that directory off LD_LIBRARY_PATH" "$tmp/v.err"
+	tap $? "verify with NVIDIA's stub first on the library path: exit 3 (got $rc), CUDA_ERROR_STUB_LIBRARY named, the file, the fix"
+	sed 's/^/# /' "$tmp/v.err"
 fi
 
 tap_done

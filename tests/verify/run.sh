@@ -22,7 +22,7 @@ tap $? "the CUDA stub builds"
 # The stub exports what verify looks up (user/verify/cuda.h), and the
 # synchronous cuMemcpyPeer that the driver has too (older verifies used it).
 cc -I"$top/user/verify" -o "$tmp/names" "$top/tests/cuda-check/symbols.c" \
-	"$top/user/verify/cuda.c" -ldl 2>>"$tmp/build.log"
+	"$top/user/verify/cuda.c" "$top/user/verify/cuda_errors.c" -ldl 2>>"$tmp/build.log"
 want_syms=$( ("$tmp/names" -; echo cuMemcpyPeer) | sort | tr '\n' ' ')
 got_syms=$(nm -D --defined-only "$stubdir/libcuda.so.1" | awk '{print $3}' |
 	   sort | tr '\n' ' ')
@@ -381,8 +381,23 @@ tap $rc "--json on a failure (no CUDA device, a bad option, a device out of rang
 # No CUDA: exit 3.
 P2PMAP_CUDA_STUB="" run nodev verify
 [ "$(cat "$tmp/nodev.rc")" = 3 ] &&
-	grep -qx "p2pmap verify: no CUDA devices" "$tmp/nodev.err"
-tap $? "no CUDA devices: exit 3"
+	grep -q "^p2pmap verify: no CUDA devices (cuInit: CUDA_ERROR_NO_DEVICE (100)[^)]*): the driver ($stubdir/libcuda.so.1) sees no GPU: the device nodes are missing or not allowed" "$tmp/nodev.err"
+tap $? "no CUDA devices: exit 3, the library named, what to look at"
+# Every way cuInit fails is "no usable CUDA driver" (exit 3), named from
+# verify's own table (the stub's cuGetErrorName names nothing), with the
+# fix: a userspace driver that is not the kernel module's, an unknown
+# error (device nodes a container lacks).
+rc=0
+for code in 803:CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:"is not the kernel module's version" \
+	999:CUDA_ERROR_UNKNOWN:"could not open the GPU: /dev/nvidiactl" \
+	46:CUDA_ERROR_DEVICE_UNAVAILABLE:"did not initialise"; do
+	n=${code%%:*} rest=${code#*:}
+	P2PMAP_CUDA_STUB="0000:01:00.0,0000:02:00.0;init=$n" run init$n verify
+	[ "$(cat "$tmp/init$n.rc")" = 3 ] &&
+		grep -q "^p2pmap verify: cuInit: ${rest%%:*} ($n): .*${rest#*:}" "$tmp/init$n.err" ||
+		{ rc=1; sed 's/^/# /' "$tmp/init$n.err"; }
+done
+tap $rc "cuInit failing (803 driver mismatch, 999, 46): exit 3, named from the table, with what to do"
 P2PMAP_CUDA_STUB="0000:01:00.0" run onedev verify
 P2PMAP_CUDA_STUB="0000:01:00.0" run onedevj verify --json
 [ "$(cat "$tmp/onedev.rc")" = 3 ] && [ "$(cat "$tmp/onedevj.rc")" = 3 ] &&

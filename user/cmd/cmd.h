@@ -24,13 +24,16 @@
 	"     that does not work, a change the kernel refused, a link that \"link\n" \
 	"     add\" leaves not mapped (pending, blocked, error), a runtime error\n" \
 	"  2  usage: bad arguments, a malformed address, an unknown device\n" \
-	"  3  no GPU: no CUDA driver or fewer than two CUDA devices (verify),\n" \
+	"  3  no GPU: no usable CUDA driver (not found, not loadable, cuInit\n" \
+	"     failed: named, with the fix) or fewer than two CUDA devices (verify),\n" \
 	"     fewer than two devices to link (link auto)\n" \
 	"  4  the p2pmap module is not loaded, or not installed (list still lists\n" \
 	"     the PCI devices; metrics and --version report it and exit 0)\n" \
 	"  5  permission denied: a capability is missing (a change needs\n" \
-	"     CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_SYS_RAWIO), or a file that\n" \
-	"     config save writes is not writable\n"
+	"     CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_SYS_RAWIO), a change was sent\n" \
+	"     from a container (run it on the host), reads from containers are\n" \
+	"     refused (netns_reads=N), or a file that config save writes is not\n" \
+	"     writable\n"
 
 struct p2pmap_nl;
 /*

@@ -18,6 +18,7 @@
 #include "bandwidth.h"
 #include "caches.h"
 #include "cmd.h"
+#include "cuda_errors.h"
 #include "isolate.h"
 #include "json.h"
 #include "pciaddr.h"
@@ -149,7 +150,7 @@ static int parse_timeout(const char *s, unsigned int *t)
 }
 
 /* The last error that ended verify before any direction ran, for --json. */
-static char verify_error[320];
+static char verify_error[1024];
 
 static void __attribute__((format(printf, 1, 2))) verr(const char *fmt, ...)
 {
@@ -235,6 +236,7 @@ static void enum_child(void *arg, void *out)
 	memset(e, 0, sizeof(*e));
 	e->load = cuda_load(&api, NULL, e->err, sizeof(e->err));
 	if (e->load == CUDA_LOAD_OK) {
+		cuda_library_path(&api, e->lib, sizeof(e->lib));
 		verify_enumerate(&api, e);
 		cuda_unload(&api);
 	}
@@ -338,7 +340,7 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 {
 	struct verify_enum *e = calloc(1, sizeof(*e));
 	enum isolate_status st;
-	char why[VERIFY_ERR_LEN];
+	char why[VERIFY_ERR_LEN], kernel[256], advice[768];
 	int i, j, n = 0, ret;
 	size_t k;
 
@@ -359,12 +361,20 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 		verr("p2pmap verify: the CUDA driver cannot be used: %s\n",
 			e->err);
 		ret = -EXIT_NO_GPU;
-	} else if (e->init == CUDA_ERR_NO_DEVICE ||
-		   (e->init == CUDA_SUCCESS_ && !e->count)) {
+	} else if (e->init == CUDA_SUCCESS_ && !e->count) {
 		verr("p2pmap verify: no CUDA devices\n");
 		ret = -EXIT_NO_GPU;
 	} else if (e->init != CUDA_SUCCESS_) {
-		verr("p2pmap verify: cuInit: %s\n", e->err);
+		/* No usable CUDA driver, whatever the reason: exit 3. */
+		cuda_init_advice(e->init, e->lib, nvidia_kernel_version(kernel,
+				 sizeof(kernel)), advice, sizeof(advice));
+		if (e->init == CUDA_ERR_NO_DEVICE)
+			verr("p2pmap verify: no CUDA devices (cuInit: %s): %s\n",
+			     e->err, advice);
+		else
+			verr("p2pmap verify: cuInit: %s: %s\n", e->err,
+			     advice);
+		ret = -EXIT_NO_GPU;
 	} else {
 		ret = 0;
 	}

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* dlopen("libcuda.so.1"): the driver API entry points of cuda.h. */
+#define _GNU_SOURCE			/* dladdr() */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda.h"
+#include "cuda_errors.h"
 
 /* dlopen()'s message when the file is not there, whatever the path. */
 #define DL_NOT_FOUND	"cannot open shared object file"
@@ -52,6 +56,21 @@ int cuda_load(struct cuda_api *api, const char *path, char *err, size_t len)
 	return CUDA_LOAD_OK;
 }
 
+void cuda_library_path(const struct cuda_api *api, char *buf, size_t len)
+{
+	char real[PATH_MAX];
+	Dl_info info;
+	void *p;
+
+	memcpy(&p, &api->Init, sizeof(p));
+	if (!p || !dladdr(p, &info) || !info.dli_fname) {
+		snprintf(buf, len, "%s", CUDA_LIB);
+		return;
+	}
+	snprintf(buf, len, "%s",
+		 realpath(info.dli_fname, real) ? real : info.dli_fname);
+}
+
 void cuda_unload(struct cuda_api *api)
 {
 	if (api->handle)
@@ -66,6 +85,8 @@ void cuda_describe(const struct cuda_api *api, CUresult res, char *buf,
 
 	if (api->GetErrorName && api->GetErrorName(res, &name))
 		name = NULL;
+	if (!name)	/* a stub, a driver that did not initialise */
+		name = cuda_error_name(res);
 	if (api->GetErrorString && api->GetErrorString(res, &text))
 		text = NULL;
 	snprintf(buf, len, "%s%s%d%s%s%s", name ? name : "",

@@ -113,6 +113,8 @@ enum cuda_load_error {
  */
 int cuda_load(struct cuda_api *api, const char *path, char *err, size_t len);
 void cuda_unload(struct cuda_api *api);
+/* The file the loaded library really is (symlinks resolved), in @buf. */
+void cuda_library_path(const struct cuda_api *api, char *buf, size_t len);
 
 /*
  * "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was

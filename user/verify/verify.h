@@ -145,6 +145,7 @@ struct verify_enum {
 	int load;			/* enum cuda_load_error */
 	CUresult init;			/* cuInit / cuDeviceGetCount */
 	char err[256];
+	char lib[256];			/* the libcuda loaded, its real path */
 	int count;
 	char busid[VERIFY_MAX_GPUS][VERIFY_BUSID_LEN];
 	CUresult busid_res[VERIFY_MAX_GPUS];
