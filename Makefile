@@ -96,7 +96,9 @@ install: user dkms-src
 	dkms add -m p2pmap -v $(VERSION); \
 	kernels=$$(tests/kernels.sh); \
 	[ -n "$$kernels" ] || echo "install: no kernel with headers:" \
-		"DKMS builds p2pmap when one is installed"; \
+		"DKMS builds p2pmap when one is installed (Debian: apt install" \
+		"linux-headers-$$(uname -r); Proxmox VE: apt install" \
+		"proxmox-headers-$$(uname -r), and proxmox-default-headers)"; \
 	for k in $$kernels; do \
 		dkms build -m p2pmap -v $(VERSION) -k $$k; \
 		dkms install -m p2pmap -v $(VERSION) -k $$k; \

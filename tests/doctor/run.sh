@@ -343,6 +343,14 @@ other
 pve "$tmp/pve"
 P2PMAP_NVIDIA_SMI=$tmp/pve/nvidia-smi run pve 0 --root "$tmp/pve" --unit vllm.service && whole pve
 tap $? "the same host as a Proxmox VE node: each GPU's owner (CT 101 by devN and lxc.mount.entry, VM 200 under SEV-SNP by hostpciN and a PCI mapping), the container's GPUs linked both ways (whole output)"
+# The README's "On a Proxmox VE host": each doctor line it shows is one
+# that doctor prints for that host.
+sed -n '/^### On a Proxmox VE host/,/^### /p' "$top/README.md" |
+	sed -n 's/^        \(\(ok\|warn\|fail\)  .*\)/\1/p' >"$tmp/readme-pve.txt"
+missing=$(grep -vxFf "$tmp/pve.out" "$tmp/readme-pve.txt")
+[ -s "$tmp/readme-pve.txt" ] && [ -z "$missing" ]
+tap $? "the README's \"On a Proxmox VE host\" shows doctor lines it really prints ($(wc -l <"$tmp/readme-pve.txt") lines)"
+[ -z "$missing" ] || printf '%s\n' "$missing" | sed 's/^/# not printed: /'
 # The findings: a VM's GPU left on nvidia (VM stopped, the host took it),
 # a link into a VM's GPU, the container's GPUs not linked both ways, a
 # mount entry its cgroup does not allow.
@@ -477,8 +485,17 @@ put "$tmp/m/proc/sys/kernel/osrelease" 6.12.60+deb13-amd64
 run m 0 --root "$tmp/m"
 has m "warn  p2pmap.version: the loaded module is p2pmap 0.0.9 (/sys/kernel/p2pmap/version), the CLI $version: a module loaded before an upgrade, or from another build" &&
 	has m "warn  p2pmap.dkms: DKMS p2pmap $version built for 6.12.48+deb13-amd64, 6.12.57+deb13-amd64: the running kernel 6.12.60+deb13-amd64 is not among them (modprobe p2pmap finds no module for it)" &&
-	has m "      fix: dkms install p2pmap/$version -k 6.12.60+deb13-amd64 (with that kernel's headers; or make install in p2pmap's source tree)"
-tap $? "p2pmap: the module's version against the CLI's, the running kernel not among DKMS's builds (fix named)"
+	has m "      fix: apt install linux-headers-6.12.60+deb13-amd64 (and linux-headers-amd64, for the kernels to come), then dkms install p2pmap/$version -k 6.12.60+deb13-amd64 (the running kernel's headers are not installed: no /lib/modules/6.12.60+deb13-amd64/build)"
+tap $? "p2pmap: the module's version against the CLI's, the running kernel not among DKMS's builds (fix named: its headers package first)"
+# A Proxmox VE kernel: its headers are proxmox-headers-REL; with them
+# installed, only the DKMS build is left to do.
+put "$tmp/m/proc/sys/kernel/osrelease" 6.8.12-4-pve
+run m1 0 --root "$tmp/m"
+has m1 "      fix: apt install proxmox-headers-6.8.12-4-pve (and proxmox-default-headers, for the kernels to come; pve-headers-6.8.12-4-pve before Proxmox VE 8), then dkms install p2pmap/$version -k 6.8.12-4-pve (the running kernel's headers are not installed: no /lib/modules/6.8.12-4-pve/build)" &&
+	mkdir -p "$tmp/m/lib/modules/6.8.12-4-pve/build" && run m1b 0 --root "$tmp/m" &&
+	has m1b "      fix: dkms install p2pmap/$version -k 6.8.12-4-pve (with that kernel's headers: apt install proxmox-headers-6.8.12-4-pve (and proxmox-default-headers, for the kernels to come; pve-headers-6.8.12-4-pve before Proxmox VE 8); or make install in p2pmap's source tree)"
+tap $? "p2pmap on a Proxmox VE kernel: DKMS's fix names proxmox-headers-REL (and proxmox-default-headers)"
+put "$tmp/m/proc/sys/kernel/osrelease" 6.12.60+deb13-amd64
 dkms "$tmp/m" 0.0.9 6.12.60+deb13-amd64
 rm "$tmp/m/sys/kernel/p2pmap/version"
 run m2 0 --root "$tmp/m"

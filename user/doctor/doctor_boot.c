@@ -78,13 +78,34 @@ static bool dkms_built(const struct host *h, const char *ver,
 }
 
 /*
+ * The package of kernel @rel's headers, which DKMS builds against:
+ * Proxmox VE's kernels ("6.8.12-4-pve") have proxmox-headers-REL (before
+ * Proxmox VE 8: pve-headers-REL) and proxmox-default-headers for the
+ * kernels to come; Debian's linux-headers-REL and linux-headers-ARCH.
+ */
+static void headers_package(const char *rel, char *buf, size_t len)
+{
+	size_t n = strlen(rel);
+	const char *flavour = strrchr(rel, '-');
+
+	if (n > 4 && !strcmp(rel + n - 4, "-pve"))
+		snprintf(buf, len,
+			 "apt install proxmox-headers-%s (and proxmox-default-headers, for the kernels to come; pve-headers-%s before Proxmox VE 8)",
+			 rel, rel);
+	else
+		snprintf(buf, len,
+			 "apt install linux-headers-%s (and linux-headers-%s, for the kernels to come)",
+			 rel, flavour ? flavour + 1 : "amd64");
+}
+
+/*
  * ROOT/var/lib/dkms/p2pmap/VER/KVER/ARCH/module/p2pmap.ko*: the kernels
  * each version is built for (VER/source: added; kernel-KVER-ARCH: the
  * installed one's links, not read).
  */
 void check_dkms(struct host *h)
 {
-	char osrel[128], text[300], fix[200], rel[PATH_MAX];
+	char osrel[128], text[300], fix[800], rel[PATH_MAX], hdr[400];
 	bool run_cli = false, run_other = false;
 	struct dirent **vers, **kernels;
 	int nv, nk, i, j, built;
@@ -129,9 +150,17 @@ void check_dkms(struct host *h)
 		list_free(kernels, nk);
 	}
 	list_free(vers, nv);
-	snprintf(fix, sizeof(fix),
-		 "dkms install p2pmap/%s -k %s (with that kernel's headers; or make install in p2pmap's source tree)",
-		 P2PMAP_VERSION, osrel[0] ? osrel : "$(uname -r)");
+	headers_package(osrel[0] ? osrel : "$(uname -r)", hdr, sizeof(hdr));
+	snprintf(rel, sizeof(rel), "/lib/modules/%s/build", osrel);
+	if (osrel[0] && !exists(h, rel))	/* DKMS cannot build without */
+		snprintf(fix, sizeof(fix),
+			 "%s, then dkms install p2pmap/%s -k %s (the running kernel's headers are not installed: no /lib/modules/%s/build)",
+			 hdr, P2PMAP_VERSION, osrel, osrel);
+	else
+		snprintf(fix, sizeof(fix),
+			 "dkms install p2pmap/%s -k %s (with that kernel's headers: %s; or make install in p2pmap's source tree)",
+			 P2PMAP_VERSION, osrel[0] ? osrel : "$(uname -r)",
+			 hdr);
 	if (!text[0])
 		add(h, "p2pmap.dkms", DOCTOR_WARN,
 		    "make install in p2pmap's source tree (adds, builds and installs the module through DKMS), or install the p2pmap-dkms package",
