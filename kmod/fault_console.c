@@ -2,8 +2,10 @@
 /*
  * The kernel's IOMMU fault logs as fault sources: one probe on the printk
  * "console" tracepoint hands the lines to the VT-d (fault_dmar.c) and
- * AMD-Vi (fault_amdvi.c) parsers.  That tracepoint is not exported to
- * modules, so it is looked up by name.
+ * AMD-Vi (fault_amdvi.c) parsers.  The tracepoint is exported
+ * (EXPORT_TRACEPOINT_SYMBOL_GPL(console) in printk.c); it is found by name
+ * (for_each_kernel_tracepoint()) and registered with
+ * tracepoint_probe_register(), so no printk trace header is included.
  *
  * What the probe sees (6.12, kernel/printk/printk.c): vprintk_store()
  * formats each message into the ring buffer and printk_sprint() calls

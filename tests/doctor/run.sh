@@ -11,7 +11,8 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/doctor
-p2pmap=$top/user/p2pmap
+# P2PMAP_DOCTOR_BIN: another build (to show a test fails on old code).
+p2pmap=${P2PMAP_DOCTOR_BIN:-$top/user/p2pmap}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -581,6 +582,66 @@ tap $? "--gpus VENDOR:DEVICE: any class of that vendor and device (the switch's 
 run none 0 --root "$tmp/sw" --gpus 10b5:1111
 grep -qx "warn  gpus: no device 10b5:1111 in /sys/bus/pci/devices" "$tmp/none.out"
 tap $? "--gpus naming no device: said"
+
+# The CUDA driver this machine really loads (cuda.driver): doctor without
+# --root loads libcuda.so.1 from the library path in a child, as verify
+# does; here the stand-in (tests/cuda-stub) and NVIDIA's own stub.
+stubdir=$top/build/cuda-stub
+make -s -C "$top/tests/cuda-stub" OUT="$stubdir" >"$tmp/stub-build.log" 2>&1 ||
+	cat "$tmp/stub-build.log"
+# live NAME LIBDIR [STUB-SPEC]: doctor on this machine, that libcuda first
+live() {
+	local name=$1 dir=$2
+	shift 2
+	(cd "$tmp" && P2PMAP_CUDA_STUB=${1-} LD_LIBRARY_PATH=$dir \
+		"$p2pmap" doctor) >"$tmp/$name.out" 2>&1
+	echo $? >"$tmp/$name.rc"
+	grep -A1 '^[a-z]* *cuda\.driver' "$tmp/$name.out" | sed 's/^/# /'
+}
+live cuda-ok "$stubdir" "0000:01:00.0,0000:41:00.0"
+has cuda-ok "ok    cuda.driver: $stubdir/libcuda.so.1: 2 CUDA devices (0000:01:00.0, 0000:41:00.0)"
+tap $? "live: the CUDA driver loaded, the file and the GPUs CUDA sees"
+live cuda-803 "$stubdir" "0000:01:00.0;init=803"
+[ "$(cat "$tmp/cuda-803.rc")" = 1 ] &&
+	grep -q "^fail  cuda.driver: cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803): .*the userspace driver $stubdir/libcuda.so.1 is not the kernel module's version" "$tmp/cuda-803.out"
+tap $? "live: a userspace driver that is not the kernel module's (803): a failure, named, with the fix, exit 1"
+live cuda-nodev "$stubdir" ""
+grep -q "^fail  cuda.driver: cuInit: CUDA_ERROR_NO_DEVICE (100): .*: the driver ($stubdir/libcuda.so.1) sees no GPU: the device nodes are missing" "$tmp/cuda-nodev.out"
+tap $? "live: no device nodes (100): a failure naming them"
+mkdir -p "$tmp/badlib"
+echo "not a library" >"$tmp/badlib/libcuda.so.1"
+live cuda-bad "$tmp/badlib"
+grep -q "^fail  cuda.driver: the CUDA driver cannot be used: $tmp/badlib/libcuda.so.1: " "$tmp/cuda-bad.out" &&
+	grep -A1 "^fail  cuda.driver" "$tmp/cuda-bad.out" | grep -q "fix: take the directory of that file off the library path"
+tap $? "live: a libcuda.so.1 that is not a library: a failure, the file named"
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+	tap_skip "live: no libcuda.so.1 at all: said" "this machine has a CUDA driver"
+else
+	mkdir -p "$tmp/nolib"
+	live cuda-none "$tmp/nolib"
+	grep -q "^\(warn  cuda.driver: no CUDA driver in this container\|skip  cuda.driver: no CUDA driver here\) (libcuda.so.1: cannot open shared object file" "$tmp/cuda-none.out"
+	tap $? "live: no libcuda.so.1 at all: a warning in a container, else a skip"
+fi
+nvstub=$(ls /usr/local/cuda*/lib64/stubs/libcuda.so 2>/dev/null | sort -V | tail -1)
+if [ -z "$nvstub" ]; then
+	tap_skip "live: NVIDIA's stub first on the library path: named" "no CUDA toolkit"
+else
+	mkdir -p "$tmp/nvstub"
+	ln -s "$nvstub" "$tmp/nvstub/libcuda.so.1"
+	live cuda-nvstub "$tmp/nvstub"
+	grep -q "^fail  cuda.driver: cuInit: CUDA_ERROR_STUB_LIBRARY (34): $(readlink -f "$nvstub") is NVIDIA's stub libcuda" "$tmp/cuda-nvstub.out" &&
+		grep -q "^first blocking cause: .*" "$tmp/cuda-nvstub.out"
+	tap $? "live: NVIDIA's stub first on the library path: CUDA_ERROR_STUB_LIBRARY named, the file, the fix"
+fi
+(cd "$tmp" && LD_LIBRARY_PATH=$stubdir P2PMAP_CUDA_STUB="0000:01:00.0;init=34" \
+	"$p2pmap" doctor --json) >"$tmp/cuda-json.out" 2>&1
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [x for x in d["checks"] if x["name"] == "cuda.driver"]
+assert len(c) == 1 and c[0]["level"] == "fail" and "CUDA_ERROR_STUB_LIBRARY (34)" in c[0]["evidence"], c
+' "$tmp/cuda-json.out"
+tap $? "live, --json: the cuda.driver check, its level and evidence"
 
 # The build machine itself: a real host (no GPU here); nothing may crash.
 "$p2pmap" doctor --root / >"$tmp/self.out" 2>&1

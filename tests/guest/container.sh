@@ -67,6 +67,8 @@ check "... the host-only checks skipped: run on the host" \
 	grep -q "^skip  p2pmap.dkms: run on the host" /tmp/ct.out
 check "... and ends with what to run on the host" \
 	grep -q "^ok    container: " /tmp/ct.out
+check "... and names the CUDA driver the container has (none in this guest)" \
+	grep -q "^warn  cuda.driver: no CUDA driver in this container (libcuda.so.1: " /tmp/ct.out
 
 # --- faults: counts, no address
 p2pt fault $A $((barb + 0x10)) 3 read >/dev/null

@@ -97,6 +97,18 @@ say "The verdict (the end of p2pmap status, after its 12 links)"
 printf '$ %s\n' "p2pmap status | sed -n '/^P2P matrix/,\$p'"
 p2pmap status | sed -n '/^P2P matrix/,$p'
 echo "group type of $A: $(group_type $A) (never changed)"
+
+# Where the server runs: a container.  unshare -U -n -r gives the CLI the
+# user and network namespaces an unprivileged LXC container has.
+say "Inside a container (its own user and network namespaces, as an unprivileged LXC container has): a change is the host's, the verdict is the same"
+printf '$ %s\n' "unshare -U -n -r p2pmap link del $A $B"
+unshare -U -n -r p2pmap link del $A $B 2>&1
+echo "(exit $?)"
+printf '$ %s\n' "unshare -U -n -r p2pmap check"
+unshare -U -n -r p2pmap check
+echo "(exit $?)"
+printf '$ %s\n' "unshare -U -n -r p2pmap status | tail -1"
+unshare -U -n -r p2pmap status | tail -1
 echo 5 >/proc/sys/kernel/printk
 dmesg >>$KLOG
 kernel_lines

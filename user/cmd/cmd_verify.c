@@ -227,21 +227,6 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 }
 
 /* The children: everything CUDA happens there. */
-static void enum_child(void *arg, void *out)
-{
-	struct verify_enum *e = out;
-	struct cuda_api api;
-
-	(void)arg;
-	memset(e, 0, sizeof(*e));
-	e->load = cuda_load(&api, NULL, e->err, sizeof(e->err));
-	if (e->load == CUDA_LOAD_OK) {
-		cuda_library_path(&api, e->lib, sizeof(e->lib));
-		verify_enumerate(&api, e);
-		cuda_unload(&api);
-	}
-}
-
 struct copy_arg {
 	int from, to;
 	enum verify_op op;
@@ -348,7 +333,7 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 		verr("p2pmap: out of memory\n");
 		return -EXIT_FAILED;
 	}
-	st = isolate_run(enum_child, NULL, e, sizeof(*e), o->timeout, why,
+	st = isolate_run(verify_enum_child, NULL, e, sizeof(*e), o->timeout, why,
 			 sizeof(why));
 	ret = -EXIT_FAILED;
 	if (st != ISOLATE_OK) {

@@ -5,9 +5,10 @@
  * line, IOMMU, confidential computing), doctor_gpus.c (each GPU's driver
  * and group), doctor_bars.c (BARs, Resizable BAR, BAR1 against VRAM),
  * doctor_paths.c (PCIe path, ACS), doctor_nvidia.c (the driver's
- * parameters), doctor_p2pmap.c (the module, its links, its version, the
- * saved links), doctor_boot.c (DKMS, softdep, initramfs), doctor_log.c
- * (the kernel log), doctor_env.c (the server's environment).
+ * parameters), doctor_cuda.c (the CUDA driver really loaded),
+ * doctor_p2pmap.c (the module, its links, its version, the saved links),
+ * doctor_boot.c (DKMS, softdep, initramfs), doctor_log.c (the kernel log),
+ * doctor_env.c (the server's environment).
  */
 #include <stdlib.h>
 
@@ -34,6 +35,7 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	check_bars(h);
 	check_paths(h);
 	check_nvidia(h);
+	check_cuda(h);
 	check_p2pmap(h);
 	check_version(h);
 	check_proxmox(h);

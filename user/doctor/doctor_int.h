@@ -111,6 +111,8 @@ int vram_read(const struct host *h, struct vram *v, size_t max, char *why,
 	      size_t len);
 void check_paths(struct host *h);
 void check_nvidia(struct host *h);
+/* libcuda.so.1 and cuInit, in a child: on this machine only (no --root). */
+void check_cuda(struct host *h);
 void check_p2pmap(struct host *h);
 void check_version(struct host *h);
 void check_dkms(struct host *h);

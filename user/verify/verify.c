@@ -113,6 +113,21 @@ void verify_enumerate(const struct cuda_api *api, struct verify_enum *e)
 	}
 }
 
+void verify_enum_child(void *arg, void *out)
+{
+	struct verify_enum *e = out;
+	struct cuda_api api;
+
+	(void)arg;
+	memset(e, 0, sizeof(*e));
+	e->load = cuda_load(&api, NULL, e->err, sizeof(e->err));
+	if (e->load == CUDA_LOAD_OK) {
+		cuda_library_path(&api, e->lib, sizeof(e->lib));
+		verify_enumerate(&api, e);
+		cuda_unload(&api);
+	}
+}
+
 void verify_format_uuid(const CUuuid *u, char out[VERIFY_UUID_LEN])
 {
 	const unsigned char *b = (const unsigned char *)u->bytes;

@@ -157,6 +157,12 @@ void verify_format_uuid(const CUuuid *u, char out[VERIFY_UUID_LEN]);
 
 /* cuInit, cuDeviceGetCount and every bus id; fills @e.  In a child. */
 void verify_enumerate(const struct cuda_api *api, struct verify_enum *e);
+/*
+ * isolate_run()'s child for "which CUDA driver, which devices": loads
+ * libcuda.so.1 and fills the struct verify_enum at @out (@arg unused).
+ * verify and doctor both start here.
+ */
+void verify_enum_child(void *arg, void *out);
 
 /*
  * One operation of one direction, in the calling process (a child):
