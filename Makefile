@@ -22,6 +22,8 @@ MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSTEMDUNITDIR ?= /lib/systemd/system
 UNITS := $(wildcard systemd/*.service systemd/*.timer)
+# Prometheus alerting rules and a Grafana dashboard (monitoring/).
+DATADIR ?= $(PREFIX)/share/p2pmap
 DKMS_SRC ?= /usr/src/p2pmap-$(VERSION)
 DKMS_DEST := $(DESTDIR)$(DKMS_SRC)
 MODPROBE_CONF ?= /etc/modprobe.d/p2pmap.conf
@@ -89,6 +91,10 @@ install: user dkms-src
 		echo "install $$u -> $(DESTDIR)$(SYSTEMDUNITDIR)/"; \
 		install -D -m 0644 $$u $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}; \
 	done
+	install -D -m 0644 monitoring/p2pmap.rules.yml \
+		$(DESTDIR)$(DATADIR)/prometheus/p2pmap.rules.yml
+	install -D -m 0644 monitoring/grafana-p2pmap.json \
+		$(DESTDIR)$(DATADIR)/grafana/p2pmap.json
 	@set -e; [ -z "$(DESTDIR)" ] || exit 0; \
 	if dkms status -m p2pmap -v $(VERSION) | grep -q .; then \
 		dkms remove -m p2pmap -v $(VERSION) --all; \
@@ -137,6 +143,7 @@ uninstall:
 	$(if $(DRY_RUN),@echo "would run:") rm -f $(DESTDIR)$(PREFIX)/sbin/p2pmap $(INSTALLED_MANPAGES) \
 		$(DESTDIR)$(COMPLETIONDIR)/p2pmap \
 		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
+	$(if $(DRY_RUN),@echo "would run:") rm -rf $(DESTDIR)$(DATADIR)
 	@if [ -e $(DESTDIR)/etc/modprobe.d/p2pmap.conf ]; then \
 		echo "uninstall: left /etc/modprobe.d/p2pmap.conf in place" \
 			"(your links= and softdep configuration)"; \

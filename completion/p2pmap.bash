@@ -141,7 +141,7 @@ _p2pmap()
 		apply) opts='--file --dry-run --force' ;;
 		esac ;;
 	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --bandwidth --json' ;;
-	metrics) opts='--output' ;;
+	metrics) opts='--output --config' ;;
 	nccl-check)
 		if [[ $cur == -* ]]; then opts='--verify --json'
 		else COMPREPLY=($(compgen -f -- "$cur")); return 0; fi ;;
@@ -153,10 +153,10 @@ _p2pmap()
 		esac ;;
 	env)
 		case $prev in
-		--verify|--root) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-		--format) opts='shell systemd' ;;
+		--verify|--root|--output) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+		--format) opts='shell systemd nfd' ;;
 		--devices) return 0 ;;
-		*) opts='--verify --devices --format --root --json' ;;
+		*) opts='--verify --devices --format --output --root --json' ;;
 		esac ;;
 	esac
 	_p2pmap_reply "$opts" "$cur"

@@ -9,13 +9,17 @@
 # (make install, and the module the VMs load); debootstrap for the trixie
 # chroot with 7.x headers (tests/newer-kernel.sh); tmux to type into the
 # completion as a user does (tests/man/run.sh); debhelper, dh-dkms and
-# lintian for the Debian packages (make deb, tests/package/run.sh).
+# lintian for the Debian packages (make deb, tests/package/run.sh);
+# prometheus (for promtool) and prometheus-node-exporter for the alerting
+# rules' tests and a real scrape (tests/prometheus/run.sh), which start
+# their own instances: the packages' services are not started or enabled
+# by this install.
 set -euo pipefail
 pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
       busybox-static qemu-system-x86 sparse pkg-config
       libnl-3-dev libnl-genl-3-dev libpci-dev pci.ids python3
       python3-yaml python3-jsonschema dkms debootstrap tmux
-      debhelper dh-dkms lintian
+      debhelper dh-dkms lintian prometheus prometheus-node-exporter
       linux-image-amd64 linux-headers-amd64
       linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12)
 
@@ -32,4 +36,20 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
+# The tests run their own promtool and node_exporter; the daemons the two
+# packages ship stay off (policy-rc.d: nothing starts during this install).
+daemons=()
+for p in prometheus prometheus-node-exporter; do
+	[[ " ${missing[*]} " == *" $p "* ]] && daemons+=("$p")
+done
+policy=
+if [ ${#daemons[@]} -gt 0 ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+	policy=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [ ${#daemons[@]} -gt 0 ] && command -v systemctl >/dev/null; then
+	systemctl disable "${daemons[@]}" >/dev/null 2>&1 || true
+fi

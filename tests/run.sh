@@ -61,6 +61,7 @@ suite "[cli]" "$top/tests/cli/run.sh"
 suite "[nccl]" "$top/tests/nccl/run.sh"
 suite "[env]" "$top/tests/env/run.sh"
 suite "[doctor]" "$top/tests/doctor/run.sh"
+suite "[prometheus]" "$top/tests/prometheus/run.sh"
 suite "[man]" "$top/tests/man/run.sh"
 suite "[reports]" "$top/tests/vm/report-check.sh"
 suite "[bench]" "$top/tests/bench-check.sh"
@@ -168,6 +169,9 @@ epyc_post() {
 		tr -d '\r' | diff -u "$top/tests/guest/epyc-link-auto.want" - \
 		>"$logs/$k-$iommu-epyc.diff"
 	result $? "[$k $iommu epyc] link auto --numa 0 printed the README's block (tests/guest/epyc-link-auto.want)"
+	# What p2pmap metrics printed there, for the scrape after the VMs.
+	sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# metrics | //p' "$log" |
+		tr -d '\r' >"$logs/$k-$iommu-epyc.prom"
 	grep -q '^P2PMAP-SUITE: begin demo' "$log" || return 0
 	# make demo's output (tests/demo.sh prints it the same way).
 	sed -n '/P2PMAP-SUITE: begin demo/,/P2PMAP-SUITE: end demo/p' "$log" |
@@ -328,4 +332,14 @@ if [ -n "$newer" ]; then
 fi
 
 vm_run_all
+
+# A real scrape of a real module's metrics: what p2pmap metrics printed in
+# the 6.12 VT-d epyc guest (12 links mapped, a pair with no link
+# faulting), served by node_exporter's textfile collector.
+phase "metrics of a guest: promtool, node_exporter"
+prom=$logs/$(echo "$kernels" | grep '^6\.12\.' | tail -1)-vtd-epyc.prom
+rm -f "$prom.lint"
+[ -s "$prom" ] && promtool check metrics <"$prom" >"$prom.lint" 2>&1
+result $? "[metrics] the 6.12 VT-d epyc guest's p2pmap metrics: there, and promtool check metrics is clean"
+suite "[metrics]" "$top/tests/prometheus/scrape.sh" "$prom"
 finish_run

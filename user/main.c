@@ -62,7 +62,7 @@ static const struct {
 	{ "env", cmd_env, "--verify FILE [--devices LIST] [--format shell|systemd] [--root DIR]\n"
 		  "           [--json]  the NCCL/vLLM/SGLang environment verify's FILE allows;\n"
 		  "           P2P only when every direction works, is mapped, has no fault" },
-	{ "metrics", cmd_metrics, "[--output FILE]  Prometheus text format (node_exporter textfile)" },
+	{ "metrics", cmd_metrics, "[--output FILE] [--config FILE]  Prometheus text format (node_exporter textfile)" },
 	{ "help", cmd_help, "[COMMAND]  this text, or that command's" },
 };
 

@@ -99,6 +99,63 @@ tap $? "--json: p2p true, 12 of 12, set and unset as in the text, each pair's li
 # 2. One direction faulted in verify: P2P stays off, that direction named.
 run one-faulted 1 --verify "$bad" --root "$tmp/h1" && whole one-faulted
 tap $? "one direction faulted in verify: P2P stays off (NCCL_P2P_DISABLE=1), the direction named, exit 1 (whole output)"
+# 2b. Kubernetes node labels (--format nfd): Node Feature Discovery's
+#     local feature file, written atomically when P2P is on, removed when
+#     it turns bad.  Node 0 holds the first two GPUs, node 1 the others.
+host "$tmp/hn" loaded
+for a in $gpus; do
+	d=$(realpath -m "$tmp/hn/sys/bus/pci/devices/$(readlink "$tmp/hn/sys/bus/pci/devices/$a")")
+	mkdir -p "$d"
+	case $a in 0000:01:00.0|0000:41:00.0) echo 0 ;; *) echo 1 ;; esac >"$d/numa_node"
+done
+feat=$tmp/features.d/p2pmap
+mkdir -p "$tmp/features.d"
+run nfd 0 --verify "$ok" --root "$tmp/hn" --format nfd
+has nfd "feature.node.kubernetes.io/p2pmap-verified=true" &&
+	has nfd "feature.node.kubernetes.io/p2pmap-gpus=4" &&
+	has nfd "feature.node.kubernetes.io/p2pmap-numa-nodes=0_1"
+tap $? "--format nfd: p2pmap-verified=true, -gpus=4, -numa-nodes=0_1 as NFD label lines"
+# As NFD's local source reads it (source/local/local.go): each line not a
+# comment is NAME[=VALUE], NAME a qualified name in an allowed namespace,
+# VALUE a label value; bad ones are dropped there, so none may be here.
+nfd_valid() {
+	python3 - "$1" <<'PY'
+import re, sys
+name = re.compile(r'^(([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*feature\.node\.kubernetes\.io/)[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$')
+value = re.compile(r'^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$')
+n = 0
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line or line.startswith("#"):
+        continue
+    k, _, v = line.partition("=")
+    assert name.match(k) and value.match(v), line
+    n += 1
+assert n == 3, n
+PY
+}
+nfd_valid "$tmp/nfd.out"
+tap $? "... every line a label NFD accepts (qualified name in feature.node.kubernetes.io, label value)"
+run nfd-file 0 --verify "$ok" --root "$tmp/hn" --format nfd --output "$feat"
+[ "$(stat -c %a "$feat")" = 644 ] && nfd_valid "$feat" &&
+	[ "$(ls -A "$tmp/features.d")" = p2pmap ]
+tap $? "--output: the file written (0644), no temporary file left behind"
+run nfd-bad 1 --verify "$bad" --root "$tmp/hn" --format nfd --output "$feat"
+[ ! -e "$feat" ] && [ -z "$(ls -A "$tmp/features.d")" ]
+tap $? "a direction that faulted in verify: exit 1, the file removed (the labels go)"
+run nfd-bad-again 1 --verify "$bad" --root "$tmp/hn" --format nfd --output "$feat"
+tap $? "... and again with no file there: exit 1, no error"
+run nfd-bad-stdout 1 --verify "$bad" --root "$tmp/hn" --format nfd
+grep -q "^# p2pmap: P2P not verified (11 of 12 directions usable): no labels" "$tmp/nfd-bad-stdout.out" &&
+	! grep -q "^feature" "$tmp/nfd-bad-stdout.out"
+tap $? "... on stdout: no label, why in a comment"
+run nfd-file2 0 --verify "$ok" --root "$tmp/hn" --format nfd --output "$feat"
+run nfd-gone 1 --verify "$tmp/no-such-verify.txt" --root "$tmp/hn" --format nfd --output "$feat"
+[ ! -e "$feat" ]
+tap $? "verify's file gone: exit 1, the labels of the earlier verdict removed"
+run nfd-usage 2 --verify "$ok" --root "$tmp/hn" --output "$feat"
+tap $? "--output without --format nfd: a usage error (exit 2)"
+
 run subset 0 --verify "$bad" --root "$tmp/h1" --devices GPU0,0000:41:00.0
 has subset "unset NCCL_P2P_DISABLE" && has subset "export NCCL_P2P_LEVEL=SYS" &&
 	grep -q "2 GPUs .*GPU0 0000:01:00.0, GPU1 0000:41:00.0): 2 of 2 directions usable" "$tmp/subset.out"

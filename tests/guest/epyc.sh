@@ -81,6 +81,20 @@ rc=$?
 expect "a link to the claimed VFIO GPU: exit 1, blocked, maps nothing" \
 	"$rc $(link_state $A $V) $(xlate $A "$(bar0 $V)")" "1 blocked 0x0"
 p2pmap link del $A $V >/dev/null
+# A raw read into the VFIO GPU's BAR: a pair that faults with no link.
+# What p2pmap metrics exports now (12 links mapped, that pair's faults
+# under VT-d) goes to the host, whose node_exporter serves it
+# (tests/run.sh: tests/prometheus/scrape.sh).
+peer_read $A $V >/dev/null
+sleep 0.3
+p2pmap metrics >/tmp/metrics.prom
+expect "p2pmap metrics: exit 0, 12 links mapped" \
+	"$? $(grep -c '^p2pmap_link_state{.*state="mapped"} 1$' /tmp/metrics.prom)" "0 12"
+if [ "$IOMMU" = vtd ]; then
+	check "... and the faults of $A -> $V, a pair with no link" \
+		grep -q "^p2pmap_pair_faults_total{initiator=\"$A\",target=\"$V\",lower_bound=\"[a-z]*\"} [1-9]" /tmp/metrics.prom
+fi
+sed 's/^/# metrics | /' /tmp/metrics.prom
 
 # Another order of events: node 0's GPUs unbind and bind again in reverse
 # order, one VFIO GPU goes back to its driver and is handed to VFIO again.

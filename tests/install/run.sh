@@ -78,6 +78,9 @@ for u in "$top"/systemd/*.service "$top"/systemd/*.timer; do
 done
 [ -z "$missing" ]
 tap $? "systemd units installed in /lib/systemd/system${missing:+ (missing:$missing)}"
+[ -f "$prefix/share/p2pmap/prometheus/p2pmap.rules.yml" ] &&
+	[ -f "$prefix/share/p2pmap/grafana/p2pmap.json" ]
+tap $? "alerting rules and Grafana dashboard installed in $prefix/share/p2pmap"
 
 grep -qx "PACKAGE_VERSION=\"$version\"" "/usr/src/p2pmap-$version/dkms.conf"
 tap $? "/usr/src/p2pmap-$version/dkms.conf says PACKAGE_VERSION=\"$version\""

@@ -76,8 +76,11 @@ tap $? "/usr/sbin/p2pmap from the package says 'p2pmap $version' ($out)"
 	[ -f /usr/share/bash-completion/completions/p2pmap ] &&
 	[ -f /usr/share/doc/p2pmap/JSON.md.gz ] && [ -f /usr/share/doc/p2pmap/METRICS.md ]
 tap $? "man pages, completion, JSON.md and METRICS.md installed"
+promtool check rules /usr/share/p2pmap/prometheus/p2pmap.rules.yml >/dev/null 2>&1 &&
+	python3 -c 'import json; json.load(open("/usr/share/p2pmap/grafana/p2pmap.json"))'
+tap $? "the alerting rules (promtool check rules clean) and the Grafana dashboard installed in /usr/share/p2pmap"
 
-units="p2pmap-check.service p2pmap-metrics.service p2pmap-metrics.timer"
+units="p2pmap-check.service p2pmap-metrics.service p2pmap-metrics.timer p2pmap-nfd.service p2pmap-nfd.timer"
 missing=
 for u in $units; do [ -f /lib/systemd/system/$u ] || missing+=" $u"; done
 [ -z "$missing" ]

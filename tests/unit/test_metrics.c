@@ -320,7 +320,9 @@ int main(void)
 {
 	struct p2pmap_info info = { .version = "0.1.0 \"dev\"\\x\ny",
 				    .has_fault_sources = true,
-				    .fault_sources = P2PMAP_FAULT_SRC_TRACEPOINT };
+				    .fault_sources = P2PMAP_FAULT_SRC_TRACEPOINT,
+				    .has_param_errors = true,
+				    .param_errors = 2 };
 	struct p2pmap_dev devs[3];
 	struct p2pmap_link links[5];
 	struct metrics_input in = { 0 };
@@ -333,10 +335,30 @@ int main(void)
 	doc = render(&in);
 	if (!tap_ok(check_exposition(&c, doc), "module not loaded: output parses"))
 		printf("# %s\n", c.err);
-	tap_ok(!strcmp(doc, "# HELP p2pmap_module_loaded 1 if the p2pmap kernel module answered, 0 if it is not loaded (then no other p2pmap metric is exported).\n"
+	tap_ok(!strcmp(doc, "# HELP p2pmap_module_loaded 1 if the p2pmap kernel module answered, 0 if it is not loaded (then only the CLI's own metrics follow).\n"
 			    "# TYPE p2pmap_module_loaded gauge\np2pmap_module_loaded 0\n"),
 	       "module not loaded: p2pmap_module_loaded 0 only");
 	free(doc);
+
+	/* The CLI's own metrics: also without the module, where the
+	 * alerts need them (a module missing where links are saved). */
+	in.cli_version = "0.2.0";
+	in.has_config_links = true;
+	in.config_links = 12;
+	in.timestamp = 1796000000;
+	doc = render(&in);
+	if (!tap_ok(check_exposition(&c, doc), "module not loaded, the CLI's metrics: output parses"))
+		printf("# %s\n", c.err);
+	tap_ok(has_line(doc, "p2pmap_module_loaded 0") &&
+	       has_line(doc, "p2pmap_cli_info{version=\"0.2.0\"} 1") &&
+	       has_line(doc, "p2pmap_config_links 12") &&
+	       has_line(doc, "p2pmap_metrics_timestamp_seconds 1796000000") &&
+	       !strstr(doc, "p2pmap_param_errors") && !strstr(doc, "\np2pmap_info{"),
+	       "module not loaded: the CLI's version, the saved links and the time, nothing of the module");
+	free(doc);
+	in.cli_version = NULL;
+	in.has_config_links = false;
+	in.timestamp = 0;
 
 	memset(devs, 0, sizeof(devs));
 	strcpy(devs[0].addr, A);
@@ -374,6 +396,8 @@ int main(void)
 	doc = render(&in);
 	if (!tap_ok(check_exposition(&c, doc), "output parses as exposition format"))
 		printf("# %s; output:\n%s", c.err, doc);
+	tap_ok(has_line(doc, "p2pmap_param_errors 2"),
+	       "p2pmap_param_errors: the parts of the parameters the module skipped");
 	tap_ok(has_line(doc, "p2pmap_info{version=\"0.1.0 \\\"dev\\\"\\\\x\\ny\"} 1"),
 	       "p2pmap_info with the version, quote, backslash and newline escaped");
 	tap_ok(has_line(doc, "p2pmap_fault_sources{source=\"tracepoint\"} 1") &&

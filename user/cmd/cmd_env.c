@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * p2pmap env --verify FILE [--devices LIST] [--format shell|systemd]
- *            [--root DIR] [--json]
+ * p2pmap env --verify FILE [--devices LIST] [--format shell|systemd|nfd]
+ *            [--output FILE] [--root DIR] [--json]
  * The environment that p2pmap verify's matrix (FILE: its text output)
  * allows for NCCL, vLLM and SGLang.  P2P is recommended only when every
  * direction among the GPUs worked in FILE (and, if --bandwidth timed it,
@@ -10,6 +10,9 @@
  * switch, so one bad direction keeps P2P off for all, and each direction
  * left out is named with the reason.  Links and the PCI tree are read
  * under DIR/sys (default /).
+ * --format nfd: Kubernetes node labels for Node Feature Discovery
+ * (nfd.h) on stdout, or --output FILE (NFD_DEFAULT_PATH, in the units)
+ * written when P2P is on and removed when it is not.
  * Exit 0: P2P for every direction; 1: some direction left out, or FILE
  * unreadable; 2: usage.
  */
@@ -23,10 +26,11 @@
 #include "format.h"
 #include "json.h"
 #include "link_sysfs.h"
+#include "nfd.h"
 #include "pciaddr.h"
 #include "verify_output.h"
 
-#define ENV_USAGE "usage: p2pmap env --verify FILE [--devices LIST] [--format shell|systemd] [--root DIR] [--json]"
+#define ENV_USAGE "usage: p2pmap env --verify FILE [--devices LIST] [--format shell|systemd|nfd] [--output FILE] [--root DIR] [--json]"
 #define ENV_MAX_GPUS 64
 
 struct env_gpu {
@@ -209,7 +213,7 @@ static void plan(struct env_plan *pl, const struct verify_output *vr,
 		pl->nccl_level = "SYS";
 }
 
-enum env_format { ENV_SHELL, ENV_SYSTEMD };
+enum env_format { ENV_SHELL, ENV_SYSTEMD, ENV_NFD };
 
 static void put_var(enum env_format fmt, const char *name, const char *value)
 {
@@ -263,6 +267,54 @@ static void print_text(const struct env_plan *pl, enum env_format fmt)
 	printf("# vLLM reads the cache p2pmap verify wrote (--vllm-cache) only with this; its default trusts cuDeviceCanAccessPeer, which ignores the IOMMU\n");
 	put_var(fmt, "VLLM_SKIP_P2P_CHECK", "0");
 	printf("# SGLang runs its own P2P test by default (SGLANG_SKIP_P2P_CHECK unset): nothing to set\n");
+}
+
+/* The GPUs' NUMA nodes, "0" or "0_1" (a label value); "" if one is unknown. */
+static void numa_nodes(const struct env_plan *pl, const char *root, char *buf,
+		       size_t len)
+{
+	bool seen[64] = { false };
+	char path[256], line[32];
+	size_t i, used = 0;
+	int node;
+	FILE *f;
+
+	buf[0] = '\0';
+	for (i = 0; i < pl->ngpus; i++) {
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/numa_node",
+			 root, pl->gpus[i].addr);
+		f = fopen(path, "r");
+		node = -1;
+		if (f) {
+			if (fgets(line, sizeof(line), f))
+				node = atoi(line);
+			fclose(f);
+		}
+		if (node < 0 || node >= 64)
+			return;
+		seen[node] = true;
+	}
+	for (node = 0; node < 64 && used < len; node++)
+		if (seen[node])
+			used += snprintf(buf + used, len - used, "%s%d",
+					 used ? "_" : "", node);
+}
+
+/* --format nfd: the labels when P2P is on; with --output, the file. */
+static int print_nfd(const struct env_plan *pl, const char *root,
+		     const char *output)
+{
+	struct nfd_labels l = { .gpus = pl->ngpus, .source = pl->verify_path };
+
+	numa_nodes(pl, root, l.numa, sizeof(l.numa));
+	if (output)
+		return nfd_write(output, pl->p2p, &l);
+	if (pl->p2p)
+		nfd_render(stdout, &l);
+	else
+		printf("# p2pmap: P2P not verified (%zu of %zu directions usable): no labels (p2pmap env --verify %s says why)\n",
+		       pl->usable, pl->ndirs, pl->verify_path);
+	return 0;
 }
 
 /* A link state from /sys as status --json names it: "unknown" if new. */
@@ -353,7 +405,7 @@ static void print_json(const struct env_plan *pl)
 
 int cmd_env(int argc, char **argv)
 {
-	const char *devices = NULL, *root = "";
+	const char *devices = NULL, *root = "", *output = NULL;
 	struct verify_output *vr = calloc(1, sizeof(*vr));
 	struct env_plan *pl = calloc(1, sizeof(*pl));
 	enum env_format fmt = ENV_SHELL;
@@ -373,16 +425,27 @@ int cmd_env(int argc, char **argv)
 			devices = argv[++i];
 		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
 			root = argv[++i];
+		} else if (!strcmp(argv[i], "--output") && i + 1 < argc) {
+			output = argv[++i];
 		} else if (!strcmp(argv[i], "--format") && i + 1 < argc &&
 			   (!strcmp(argv[i + 1], "shell") ||
-			    !strcmp(argv[i + 1], "systemd"))) {
-			fmt = strcmp(argv[++i], "shell") ? ENV_SYSTEMD : ENV_SHELL;
+			    !strcmp(argv[i + 1], "systemd") ||
+			    !strcmp(argv[i + 1], "nfd"))) {
+			i++;
+			fmt = !strcmp(argv[i], "shell") ? ENV_SHELL :
+			      !strcmp(argv[i], "nfd") ? ENV_NFD : ENV_SYSTEMD;
 		} else {
 			fprintf(stderr, "p2pmap: env: bad argument \"%s\"; %s\n",
 				argv[i], ENV_USAGE);
 			ret = EXIT_USAGE;
 			goto out;
 		}
+	}
+	if (output && fmt != ENV_NFD) {
+		fprintf(stderr, "p2pmap: env: --output is for --format nfd; %s\n",
+			ENV_USAGE);
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	if (!pl->verify_path) {
 		fprintf(stderr, "p2pmap: env needs p2pmap verify's output (p2pmap verify > FILE); %s\n",
@@ -396,7 +459,7 @@ int cmd_env(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "p2pmap: env: %s: %s\n", pl->verify_path,
 			strerror(-err));
-		goto out;
+		goto unverified;
 	}
 	if (gpus_from_verify(pl, vr)) {
 		fprintf(stderr, "p2pmap: env: %s names more than %d GPUs\n",
@@ -410,14 +473,25 @@ int cmd_env(int argc, char **argv)
 	if (pl->ngpus < 2) {
 		fprintf(stderr, "p2pmap: env: %s has fewer than two GPUs to judge (is it p2pmap verify's output?)\n",
 			pl->verify_path);
-		goto out;
+		goto unverified;
 	}
 	plan(pl, vr, root);
-	if (json)
+	if (fmt == ENV_NFD) {
+		if (print_nfd(pl, root, output)) {
+			ret = EXIT_FAILED;
+			goto out;
+		}
+	} else if (json) {
 		print_json(pl);
-	else
+	} else {
 		print_text(pl, fmt);
+	}
 	ret = pl->p2p ? EXIT_OK : EXIT_FAILED;
+	goto out;
+unverified:
+	/* No verdict to label with: labels of an earlier one must go. */
+	if (fmt == ENV_NFD && output)
+		nfd_write(output, false, NULL);
 out:
 	free(vr);
 	free(pl);

@@ -10,16 +10,44 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "config.h"
 #include "dev.h"
 #include "info.h"
 #include "link.h"
 #include "metrics.h"
+#include "modprobe_check.h"
 #include "snapshot.h"
 
-#define METRICS_USAGE "usage: p2pmap metrics [--output FILE]"
+#ifndef P2PMAP_VERSION
+#define P2PMAP_VERSION "unknown"
+#endif
+
+#define METRICS_USAGE "usage: p2pmap metrics [--output FILE] [--config FILE]"
+
+/* The links the saved configuration gives the next boot, as the module
+ * would use them (config check's reading). */
+static void saved_links(const char *path, struct metrics_input *in)
+{
+	struct modprobe_check res = { 0 };
+	FILE *f = fopen(path, "r"), *null;
+
+	in->has_config_links = true;
+	in->config_links = 0;
+	if (!f)
+		return;		/* no saved configuration: no links */
+	null = fopen("/dev/null", "w");
+	if (null && !modprobe_check(f, path, null, &res))
+		in->config_links = res.links;
+	if (null) {
+		modprobe_check_free(&res);
+		fclose(null);
+	}
+	fclose(f);
+}
 
 static int render_to(const char *path, const struct metrics_input *in)
 {
@@ -60,7 +88,7 @@ int cmd_metrics(int argc, char **argv)
 	struct p2pmap_dev_list devs = { 0 };
 	struct metrics_input in = { 0 };
 	struct p2pmap_info info;
-	const char *output = NULL;
+	const char *output = NULL, *config = CONFIG_DEFAULT_PATH;
 	struct p2pmap_nl nl;
 	int ret = EXIT_OK, i, err;
 	const char *op;
@@ -68,12 +96,18 @@ int cmd_metrics(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--output") && i + 1 < argc) {
 			output = argv[++i];
+		} else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			config = argv[++i];
 		} else {
 			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
 				argv[i], METRICS_USAGE);
 			return EXIT_USAGE;
 		}
 	}
+
+	in.cli_version = P2PMAP_VERSION;
+	in.timestamp = (unsigned long long)time(NULL);
+	saved_links(config, &in);
 
 	/* Not loaded is a state to export (p2pmap_loaded 0), not a failure. */
 	err = pnl_open(&nl);

@@ -234,6 +234,29 @@ static void render_links(FILE *f, const struct metrics_input *in)
 	}
 }
 
+/* What the CLI knows without the module: alerts need it most then. */
+static void render_cli(FILE *f, const struct metrics_input *in)
+{
+	const char *labels[3] = { "version", in->cli_version, NULL };
+
+	if (in->cli_version) {
+		family(f, "p2pmap_cli_info", "gauge",
+		       "The p2pmap CLI's version (the module's is p2pmap_info).");
+		sample(f, "p2pmap_cli_info", 1, labels);
+	}
+	if (in->has_config_links) {
+		family(f, "p2pmap_config_links", "gauge",
+		       "Links saved for boot (links= in /etc/modprobe.d/p2pmap.conf), 0 when none.");
+		sample(f, "p2pmap_config_links", in->config_links, NULL);
+	}
+	if (in->timestamp) {
+		family(f, "p2pmap_metrics_timestamp_seconds", "gauge",
+		       "When p2pmap metrics wrote these metrics (Unix time).");
+		sample(f, "p2pmap_metrics_timestamp_seconds", in->timestamp,
+		       NULL);
+	}
+}
+
 int metrics_render(FILE *f, const struct metrics_input *in)
 {
 	static const struct {
@@ -248,8 +271,9 @@ int metrics_render(FILE *f, const struct metrics_input *in)
 	size_t i;
 
 	family(f, "p2pmap_module_loaded", "gauge",
-	       "1 if the p2pmap kernel module answered, 0 if it is not loaded (then no other p2pmap metric is exported).");
+	       "1 if the p2pmap kernel module answered, 0 if it is not loaded (then only the CLI's own metrics follow).");
 	sample(f, "p2pmap_module_loaded", in->loaded, NULL);
+	render_cli(f, in);
 	if (!in->loaded)
 		return 0;
 
@@ -267,6 +291,11 @@ int metrics_render(FILE *f, const struct metrics_input *in)
 		sample(f, "p2pmap_fault_sources",
 		       !!(in->info->fault_sources & sources[i].bit), labels);
 	}
+
+	family(f, "p2pmap_param_errors", "gauge",
+	       "Parts of the module's parameters it skipped (p2pmap info names the first).");
+	sample(f, "p2pmap_param_errors",
+	       in->info->has_param_errors ? in->info->param_errors : 0, NULL);
 
 	render_devices(f, in);
 	if (render_pairs(f, in))

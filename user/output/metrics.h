@@ -12,7 +12,13 @@
 #include "objects.h"
 
 struct metrics_input {
-	bool loaded;			/* false: only p2pmap_module_loaded 0 */
+	bool loaded;			/* false: the families below, then
+					 * p2pmap_module_loaded 0 only */
+	const char *cli_version;	/* p2pmap_cli_info; NULL: left out */
+	bool has_config_links;		/* p2pmap_config_links */
+	unsigned int config_links;	/* links= entries saved for boot */
+	unsigned long long timestamp;	/* p2pmap_metrics_timestamp_seconds;
+					 * 0: left out */
 	const struct p2pmap_info *info;
 	const struct p2pmap_dev *devs;
 	size_t ndevs;
