@@ -260,7 +260,7 @@ cat >"$tmp/dmesg.txt" <<'LOG'
 [   13.000001] nvidia 0000:41:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000c address=0xe0000000 flags=0x0000]
 [   14.000002] AMD-Vi: Event logged [IO_PAGE_FAULT device=0000:00:00.0 domain=0x0000 address=0x0 flags=0x0009]
 [   14.500000] nvidia 0000:21:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0000 address=0x0 flags=0x0009]
-[   15.000003] DMAR: [DMA Read NO_PASID] Request device [61:00.0] fault addr 0xe2000000 [fault reason 0x06] PTE Read access is not set
+[   15.000003] DMAR: [DMA Read NO_PASID] Request device [61:00.0] fault addr 0x22000001000 [fault reason 0x06] PTE Read access is not set
 [   16.000000] nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver
 LOG
 before "$tmp/before"

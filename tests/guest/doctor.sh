@@ -52,6 +52,8 @@ out=$(doc --dmesg /tmp/dmesg.txt)
 if [ "$IOMMU" = vtd ]; then
 	check "the DMAR fault line of A -> C is attributed to the pair" \
 		line "$out" "^warn  log.$A>$C: [1-9][0-9]* IOMMU fault line"
+	check "... and to what it hit: C's BAR0 and the offset" \
+		line "$out" "^warn  log.$A>$C: .*'s DMA to $C's BAR0 (the last at offset 0x[0-9a-f]*) was not mapped"
 elif grep -q IO_PAGE_FAULT /tmp/dmesg.txt; then
 	check "AMD-Vi's fault lines at address 0 are counted apart" \
 		line "$out" "^warn  log: [1-9][0-9]* IOMMU fault line(s) in /tmp/dmesg.txt, [1-9]"

@@ -70,12 +70,19 @@ check "unprivileged: fault_last_addr is not readable" \
 	sh -c "! su nobody -s /bin/sh -c 'cat $SYS/devices/$A/fault_last_addr' 2>/dev/null"
 su nobody -s /bin/sh -c "p2pmap faults --json" >/tmp/fu.json 2>&1
 check "unprivileged: faults --json has A's counts and no address" json_true \
-	"[(x['faults'], x['last_addr']) for x in d['devices'] if x['address'] == '$A'] == [(15, None)]" \
+	"[(x['faults'], x['last_addr'], x['last_bar']) for x in d['devices'] if x['address'] == '$A'] == [(15, None, None)]" \
 	</tmp/fu.json
 p2pmap faults --json >/tmp/fr.json
 check "root: faults --json has A's last address" json_true \
 	"[x['last_addr'] for x in d['devices'] if x['address'] == '$A'] == ['$(printf '0x%x' $((barc + 0x2000)))']" \
 	</tmp/fr.json
+# What the address hit (issue 26): C's BAR0, 0x2000 into it (an edu, not
+# an NVIDIA GPU: no role).
+check "root: ... and what it hit: C's BAR0 at offset 0x2000" json_true \
+	"[x['last_bar'] for x in d['devices'] if x['address'] == '$A'] == [{'device': '$C', 'bar': 0, 'offset': '0x2000', 'role': None}]" \
+	</tmp/fr.json
+check "faults text: A's line ends with what it hit ($C BAR0+0x2000)" \
+	sh -c "p2pmap faults | grep -qE '^$A .* $C BAR0\\+0x2000\$'"
 
 before=$(dmesg | wc -l)
 res=$(p2pt fault $A $((barb + 0x40)) 100000 write)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bar_hit.h"
 #include "format.h"
 #include "format_json.h"
 #include "json_check.h"
@@ -456,14 +457,15 @@ static void test_lower_bound(void)
 
 static void test_faults_table(void)
 {
+	struct bar_hit hit;
 	const char *want =
-		"DEVICE        FAULTS   OTHER    LAST ADDRESS       ACCESS LAST TIME\n"
+		"DEVICE        FAULTS   OTHER    LAST ADDRESS       ACCESS LAST TIME                 HIT\n"
 		A "  0        0        -                  -      -\n"
 		B "  >=2      >=0      -                  -      -\n"
 		C "  5        1        0xfe600008         write  2023-11-14T22:13:21+00:00\n"
 		D "  0        0        -                  -      -\n"
 		"\n"
-		"PAIR                          FAULTS   LAST ADDRESS       ACCESS LAST TIME\n"
+		"PAIR                          FAULTS   LAST ADDRESS       ACCESS LAST TIME                 HIT\n"
 		B " -> " A " >=2      -                  -      -\n"
 		C " -> " B " 4        0xfe600008         write  2023-11-14T22:13:21+00:00\n";
 
@@ -472,9 +474,38 @@ static void test_faults_table(void)
 		     format_faults(f, devs, 4));
 	RENDER_CHECK("no devices tracked\n", "faults without devices",
 		     format_faults(f, devs, 0));
+
+	/* The address in B's BAR0, an NVIDIA GPU's: what it hit, named. */
+	devs[1].vendor = 0x10de;
+	devs[1].nbars = 2;
+	devs[1].bars[0] = (struct p2pmap_bar){ .index = 0,
+					       .start = 0xfe600000,
+					       .size = 0x1000000 };
+	devs[1].bars[1] = (struct p2pmap_bar){ .index = 1,
+					       .start = 0x6000000000,
+					       .size = 0x800000000 };
+	RENDER_CHECK("DEVICE        FAULTS   OTHER    LAST ADDRESS       ACCESS LAST TIME                 HIT\n"
+		     A "  0        0        -                  -      -\n"
+		     B "  >=2      >=0      -                  -      -\n"
+		     C "  5        1        0xfe600008         write  2023-11-14T22:13:21+00:00 " B " BAR0+0x8 (registers/mailbox)\n"
+		     D "  0        0        -                  -      -\n"
+		     "\n"
+		     "PAIR                          FAULTS   LAST ADDRESS       ACCESS LAST TIME                 HIT\n"
+		     B " -> " A " >=2      -                  -      -\n"
+		     C " -> " B " 4        0xfe600008         write  2023-11-14T22:13:21+00:00 " B " BAR0+0x8 (registers/mailbox)\n",
+		     "faults table: an address in an NVIDIA GPU's BAR0: the device, BAR, offset and role",
+		     format_faults(f, devs, 4));
+	devs[1].vendor = 0;
+	tap_ok(bar_hit_find(devs, 4, 0x6000001000ULL, &hit) &&
+	       hit.dev == &devs[1] && hit.bar == 1 && hit.offset == 0x1000 &&
+	       !bar_hit_role(&hit) &&
+	       !bar_hit_find(devs, 4, 0x6800000000ULL, &hit) &&
+	       !bar_hit_find(devs, 4, 0xfe5fffffULL, &hit),
+	       "bar_hit: inside BAR1, no role for another vendor; one past the end and one before the start hit nothing");
+	devs[1].nbars = 0;
 	devs[0].faults.has_count = false;
 	devs[0].has_faults_other = false;
-	RENDER_CHECK("DEVICE        FAULTS   OTHER    LAST ADDRESS       ACCESS LAST TIME\n"
+	RENDER_CHECK("DEVICE        FAULTS   OTHER    LAST ADDRESS       ACCESS LAST TIME                 HIT\n"
 		     A "  -        -        -                  -      -\n",
 		     "faults of an older module: -, no pair section",
 		     format_faults(f, devs, 1));

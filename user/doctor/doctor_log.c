@@ -7,8 +7,17 @@
 #include "doctor_int.h"
 
 
-/* The GPU whose memory BAR holds @addr, or -1. */
-static int gpu_of_bar(const struct host *h, unsigned long long addr)
+/* What a pair's fault lines hit: which BARs, and the last one's offset. */
+struct pair_hits {
+	unsigned int lines;
+	unsigned int bars;		/* bit n: BARn */
+	int last_bar;
+	unsigned long long last_off;
+};
+
+/* The GPU whose BAR holds @addr (and which BAR, at what offset), or -1. */
+static int gpu_of_bar(const struct host *h, unsigned long long addr,
+		      int *bar, unsigned long long *off)
 {
 	size_t i;
 	int b;
@@ -17,9 +26,43 @@ static int gpu_of_bar(const struct host *h, unsigned long long addr)
 		for (b = 0; b < GPU_BARS; b++)
 			if (h->gpus[i].bar_end[b] &&
 			    addr >= h->gpus[i].bar_start[b] &&
-			    addr <= h->gpus[i].bar_end[b])
+			    addr <= h->gpus[i].bar_end[b]) {
+				*bar = b;
+				*off = addr - h->gpus[i].bar_start[b];
 				return (int)i;
+			}
 	return -1;
+}
+
+/*
+ * "BAR1 (the VRAM aperture, where copies and SM loads and stores land;
+ * the last at offset 0x40)": which NVIDIA path used a raw peer address.
+ */
+static void hits_text(const struct gpu *g, const struct pair_hits *p,
+		      char *buf, size_t len)
+{
+	static const char * const role[GPU_BARS] = {
+		"registers, where mailbox P2P writes",
+		"the VRAM aperture, where copies and SM loads and stores land",
+	};
+	size_t used = 0;
+	int b;
+
+	for (b = 0; b < GPU_BARS && used < len; b++)
+		if (p->bars & (1U << b))
+			used += snprintf(buf + used, len - used, "%sBAR%d",
+					 used ? " and " : "", b);
+	if (used >= len)
+		return;
+	if (p->bars == 1U << p->last_bar)
+		snprintf(buf + used, len - used, " (%s%sthe last at offset 0x%llx)",
+			 g->vendor == 0x10de && role[p->last_bar] ?
+			 role[p->last_bar] : "",
+			 g->vendor == 0x10de && role[p->last_bar] ? "; " : "",
+			 p->last_off);
+	else
+		snprintf(buf + used, len - used, " (the last: BAR%d at offset 0x%llx)",
+			 p->last_bar, p->last_off);
 }
 
 static int gpu_index(const struct host *h, const char *addr)
@@ -86,12 +129,15 @@ static bool fault_line(const char *line, char *init, size_t len,
 
 void check_log(struct host *h, const char *path)
 {
-	unsigned int count[DOCTOR_MAX_GPUS][DOCTOR_MAX_GPUS] = { { 0 } };
-	char line[1024], init[16], name[64], fix[128];
+	static struct pair_hits hits[DOCTOR_MAX_GPUS][DOCTOR_MAX_GPUS];
+	char line[1024], init[16], name[64], fix[128], where[256];
 	unsigned int lines = 0, other = 0;
-	unsigned long long addr;
-	int a, b;
+	unsigned long long addr, off = 0;
+	struct pair_hits *p;
+	int a, b, bar = 0;
 	FILE *f;
+
+	memset(hits, 0, sizeof(hits));
 
 	if (!path) {
 		add(h, "log", DOCTOR_SKIP, NULL,
@@ -109,26 +155,33 @@ void check_log(struct host *h, const char *path)
 			continue;
 		lines++;
 		a = gpu_index(h, init);
-		b = addr ? gpu_of_bar(h, addr) : -1;
+		b = addr ? gpu_of_bar(h, addr, &bar, &off) : -1;
 		/* Address 0 or a bridge's devid: nothing to attribute. */
-		if (a < 0 || b < 0 || a == b)
+		if (a < 0 || b < 0 || a == b) {
 			other++;
-		else
-			count[a][b]++;
+			continue;
+		}
+		p = &hits[a][b];
+		p->lines++;
+		p->bars |= 1U << bar;
+		p->last_bar = bar;
+		p->last_off = off;
 	}
 	fclose(f);
 	for (a = 0; a < (int)h->ngpus; a++) {
 		for (b = 0; b < (int)h->ngpus; b++) {
-			if (!count[a][b])
+			p = &hits[a][b];
+			if (!p->lines)
 				continue;
+			hits_text(&h->gpus[b], p, where, sizeof(where));
 			snprintf(name, sizeof(name), "log.%s>%s",
 				 h->gpus[a].addr, h->gpus[b].addr);
 			snprintf(fix, sizeof(fix), "p2pmap link add %s %s",
 				 h->gpus[a].addr, h->gpus[b].addr);
 			add(h, name, DOCTOR_WARN, fix,
-			    "%u IOMMU fault line(s) in %s: %s's DMA to %s's BAR was not mapped (before p2pmap, or with the link down)",
-			    count[a][b], path, h->gpus[a].addr,
-			    h->gpus[b].addr);
+			    "%u IOMMU fault line(s) in %s: %s's DMA to %s's %s was not mapped (before p2pmap, or with the link down)",
+			    p->lines, path, h->gpus[a].addr,
+			    h->gpus[b].addr, where);
 		}
 	}
 	if (!lines)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bar_hit.h"
 #include "format.h"
 
 const char *format_link_state(uint32_t state)
@@ -307,12 +308,21 @@ void format_report(FILE *f, const struct p2p_report *r)
 	fprintf(f, "verdict: %s\n", r->verdict ? r->verdict : "?");
 }
 
-/* The columns of "p2pmap faults" after the name: counts, last fault. */
+/* "2026-12-05T12:00:00+00:00": LAST TIME's width, where HIT follows. */
+#define FAULTS_TIME_W	25
+
+/*
+ * The columns of "p2pmap faults" after the name: counts, last fault, and
+ * what its address hit (a tracked device's BAR and offset: which NVIDIA
+ * path used a raw peer address).
+ */
 static void faults_cols(FILE *f, const struct p2pmap_fault *ff,
-			const char *other)
+			const char *other, const struct p2pmap_dev *devs,
+			size_t n)
 {
-	char count[FORMAT_COUNT_LEN];
+	char count[FORMAT_COUNT_LEN], hit_text[96] = "";
 	char addr[24], when[FORMAT_TIME_LEN];
+	struct bar_hit hit;
 
 	if (ff->has_count)
 		format_count(count, sizeof(count), ff->count, ff->sources);
@@ -329,10 +339,13 @@ static void faults_cols(FILE *f, const struct p2pmap_fault *ff,
 	fprintf(f, "%-8s ", count);
 	if (other)
 		fprintf(f, "%-8s ", other);
-	fprintf(f, "%-18s %-6s %s\n", addr,
+	if (ff->has_addr && bar_hit_find(devs, n, ff->last_addr, &hit))
+		bar_hit_format(hit_text, sizeof(hit_text), &hit);
+	fprintf(f, "%-18s %-6s %-*s%s%s\n", addr,
 		ff->has_addr && ff->has_flags ?
 			format_access(ff->last_flags) : "-",
-		when);
+		hit_text[0] ? FAULTS_TIME_W : 0, when,
+		hit_text[0] ? " " : "", hit_text);
 }
 
 void format_faults(FILE *f, const struct p2pmap_dev *devs, size_t n)
@@ -346,8 +359,9 @@ void format_faults(FILE *f, const struct p2pmap_dev *devs, size_t n)
 		fprintf(f, "no devices tracked\n");
 		return;
 	}
-	fprintf(f, "%-13s %-8s %-8s %-18s %-6s %s\n", "DEVICE", "FAULTS",
-		"OTHER", "LAST ADDRESS", "ACCESS", "LAST TIME");
+	fprintf(f, "%-13s %-8s %-8s %-18s %-6s %-*s %s\n", "DEVICE", "FAULTS",
+		"OTHER", "LAST ADDRESS", "ACCESS", FAULTS_TIME_W,
+		"LAST TIME", "HIT");
 	for (i = 0; i < n; i++) {
 		const struct p2pmap_dev *d = &devs[i];
 
@@ -357,20 +371,21 @@ void format_faults(FILE *f, const struct p2pmap_dev *devs, size_t n)
 		else
 			strcpy(other, "-");
 		fprintf(f, "%-13s ", d->addr);
-		faults_cols(f, &d->faults, other);
+		faults_cols(f, &d->faults, other, devs, n);
 		pairs |= d->npeers > 0;
 	}
 	if (!pairs)
 		return;
-	fprintf(f, "\n%-29s %-8s %-18s %-6s %s\n", "PAIR", "FAULTS",
-		"LAST ADDRESS", "ACCESS", "LAST TIME");
+	fprintf(f, "\n%-29s %-8s %-18s %-6s %-*s %s\n", "PAIR", "FAULTS",
+		"LAST ADDRESS", "ACCESS", FAULTS_TIME_W, "LAST TIME",
+		"HIT");
 	for (i = 0; i < n; i++) {
 		const struct p2pmap_dev *d = &devs[i];
 
 		for (p = 0; p < d->npeers && p < P2PMAP_MAX_PEERS; p++) {
 			fprintf(f, "%-12s -> %-12s ", d->addr,
 				d->peers[p].target);
-			faults_cols(f, &d->peers[p].f, NULL);
+			faults_cols(f, &d->peers[p].f, NULL, devs, n);
 		}
 	}
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bar_hit.h"
 #include "format.h"
 #include "format_json.h"
 #include "json.h"
@@ -101,6 +102,28 @@ void json_list(FILE *f, const struct list_entry *e, size_t n)
 	json_arr_end(&j);
 	json_obj_end(&j);
 	fputc('\n', f);
+}
+
+/* last_bar: what last_addr hit (bar_hit.h), null when no tracked BAR. */
+static void fault_bar(struct json *j, const struct p2pmap_dev *devs, size_t n,
+		      const struct p2pmap_fault *ff)
+{
+	struct bar_hit hit;
+
+	json_key(j, "last_bar");
+	if (!ff->has_addr || !bar_hit_find(devs, n, ff->last_addr, &hit)) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	key_str(j, "device", hit.dev->addr);
+	json_key(j, "bar");
+	json_u64(j, hit.bar);
+	json_key(j, "offset");
+	json_hex(j, hit.offset);
+	json_key(j, "role");
+	json_str(j, bar_hit_role(&hit));
+	json_obj_end(j);
 }
 
 /* last_addr, last_write, last_time, last_time_ns: null when unknown. */
@@ -264,6 +287,7 @@ void json_faults(FILE *f, const struct p2pmap_dev *devs, size_t n)
 		else
 			json_null(&j);
 		fault_last(&j, &d->faults);
+		fault_bar(&j, devs, n, &d->faults);
 		key_bool(&j, "lower_bound", fault_lower_bound(&d->faults));
 		json_key(&j, "peers");
 		json_arr_begin(&j);
@@ -278,6 +302,7 @@ void json_faults(FILE *f, const struct p2pmap_dev *devs, size_t n)
 			else
 				json_null(&j);
 			fault_last(&j, &pe->f);
+			fault_bar(&j, devs, n, &pe->f);
 			key_bool(&j, "lower_bound", fault_lower_bound(&pe->f));
 			json_obj_end(&j);
 		}
