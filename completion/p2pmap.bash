@@ -125,7 +125,7 @@ _p2pmap()
 		*) opts='--watch --gpus --driver -d --json' ;;
 		esac ;;
 	monitor) opts='--json --count --timeout' ;;
-	check) opts='--wait' ;;
+	check) opts='--wait --refresh-caches' ;;
 	help) [ -z "$sub" ] && opts=$cmds ;;
 	policy)
 		case $sub in

@@ -49,12 +49,13 @@ finish_run() {
 	totals
 	[ "$fail" -eq 0 ]
 }
-phase "host tests (unit, verify, cuda, config, cli, nccl, env, doctor, man, reports, bench, mirror)"
+phase "host tests (unit, verify, caches, cuda, config, cli, nccl, env, doctor, man, reports, bench, mirror)"
 
 make -s -C "$top/user" >"$logs/user-build.log" 2>&1
 result $? "CLI builds with -Werror"
 suite "[unit]" make -s -C "$top/user" test
 suite "[verify]" "$top/tests/verify/run.sh"
+suite "[caches]" "$top/tests/caches/run.sh"
 suite "[cuda]" "$top/tests/cuda-check/run.sh"
 suite "[config]" "$top/tests/config/run.sh"
 suite "[cli]" "$top/tests/cli/run.sh"

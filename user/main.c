@@ -33,7 +33,7 @@ static const struct {
 	{ "faults", cmd_faults, "[--watch [SECONDS]] [--gpus] [--driver NAME] [-d VENDOR[:DEVICE]] [--json]  IOMMU fault counters\n"
 		  "           faults reset [ADDR]  zero them (all devices without ADDR)" },
 	{ "monitor", cmd_monitor, "[--json] [--count N] [--timeout SECONDS]  print events" },
-	{ "check", cmd_check, "[--wait SECONDS]  exit 0 if every link is mapped and no pair faults" },
+	{ "check", cmd_check, "[--wait SECONDS] [--refresh-caches]  exit 0 if every link is mapped, no pair faults and no verify cache is stale" },
 	{ "info", cmd_info, "[--json]  module version, fault sources, generation" },
 	{ "policy", cmd_policy, "[show] [--json]  the admission policy\n"
 		  "           policy set [--drivers LIST] [--vendors LIST] [--classes LIST]\n"

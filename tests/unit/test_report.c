@@ -331,21 +331,21 @@ static void test_check(void)
 
 	mkdev(&d[0], A);
 	mkdev(&d[1], B);
-	RENDER(out, n = check_run(f, NULL, d, 2, l, 2));
+	RENDER(out, n = check_run(f, NULL, d, 2, l, 2, 0));
 	tap_ok(n == 0 && !strcmp(out, "check: OK\n"),
 	       "check: mapped and native links pass");
 	free(out);
 
 	d[0].faults_other = 2;
 	d[0].faults.sources = P2PMAP_FAULT_SRC_DMAR;
-	RENDER(out, n = check_run(f, NULL, d, 2, l, 2));
+	RENDER(out, n = check_run(f, NULL, d, 2, l, 2, 0));
 	tap_ok(n == 0 && !strcmp(out,
 	       "warning: " A " has >=2 faults outside tracked BARs\n"
 	       "check: OK\n"), "check: other faults warn but pass");
 	free(out);
 
 	add_peer(&d[1], A, mkfault(1, P2PMAP_FAULT_SRC_TRACEPOINT));
-	RENDER(out, n = check_run(f, NULL, d, 2, l, 2));
+	RENDER(out, n = check_run(f, NULL, d, 2, l, 2, 0));
 	if (!tap_ok(n == 1 && !strcmp(out,
 		    "faults: " B " -> " A "  1\n"
 		    "warning: " A " has >=2 faults outside tracked BARs\n"
@@ -355,7 +355,7 @@ static void test_check(void)
 	free(out);
 
 	fixture();
-	RENDER(out, n = check_run(f, NULL, devs, 4, links, 4));
+	RENDER(out, n = check_run(f, NULL, devs, 4, links, 4, 0));
 	if (!tap_ok(n == 4 && !strcmp(out,
 		    "link " A " -> " C ": pending (target unbound)\n"
 		    "link " C " -> " A ": error (target BAR0 overlaps an IOVA)\n"
@@ -367,7 +367,7 @@ static void test_check(void)
 		printf("# got:\n%s", out);
 	free(out);
 
-	RENDER(out, n = check_run(f, NULL, devs, 4, links, 0));
+	RENDER(out, n = check_run(f, NULL, devs, 4, links, 0, 0));
 	tap_ok(n < 0 && !strcmp(out, "check: FAILED (no links configured)\n"),
 	       "check: no links fail");
 	free(out);
@@ -392,7 +392,7 @@ static void test_param_errors(void)
 		    "verdict: parameters skipped at load are a PROBLEM"))
 		printf("# got: %s\n", r.verdict);
 	report_free(&r);
-	RENDER(out, n = check_run(f, &info, d, 2, l, 1));
+	RENDER(out, n = check_run(f, &info, d, 2, l, 1, 0));
 	if (!tap_ok(n == 1 && !strcmp(out,
 		    "module parameters: 2 parts skipped at load, see dmesg (first: links: \"0000:00:0g.0>x\" skipped: bad)\n"
 		    "check: FAILED (1 problem)\n"),
@@ -406,7 +406,7 @@ static void test_param_errors(void)
 	free(out);
 	report_free(&r);
 	info.param_errors = 0;
-	RENDER(out, n = check_run(f, &info, d, 2, l, 1));
+	RENDER(out, n = check_run(f, &info, d, 2, l, 1, 0));
 	tap_ok(n == 0 && !strcmp(out, "check: OK\n"),
 	       "check: no parameter problem, no failure");
 	free(out);

@@ -36,6 +36,8 @@ rules="refuse=0->2;noenable=3->0;wrong=1->0;error=2->1;fault=0->1;hang=3->2:r"
 export P2PMAP_CUDA_STUB="$devs;$rules"
 export P2PMAP_CUDA_STUB_LOG=$tmp/stub.log
 export HOME=$tmp/home
+# The records of the caches (cache_record.h): here, not in /var/lib/p2pmap.
+export P2PMAP_STATE_DIR=$tmp/state
 unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER VLLM_CACHE_ROOT XDG_CACHE_HOME
 mkdir -p "$HOME"
 printf '# direction before after\n0->1:write 0 3\n2->0 4 4\n' >"$tmp/faults"

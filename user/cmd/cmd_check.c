@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * p2pmap check [--wait SECONDS]: exit 0 when every configured link is
- * mapped or native and no pair faults and the module took all its
- * parameters; otherwise 1, with a line per problem (report.c); 4 when the
- * module is not loaded.  --wait first waits, up to SECONDS, while the
- * module is not loaded yet or a link is pending (its GPUs still probing at
- * boot: p2pmap-check.service), then checks.
+ * p2pmap check [--wait SECONDS] [--refresh-caches]: exit 0 when every
+ * configured link is mapped or native and no pair faults and the module
+ * took all its parameters and no cache verify wrote is stale; otherwise
+ * 1, with a line per problem (report.c, cache_stale.h); 4 when the module
+ * is not loaded.  --wait first waits, up to SECONDS, while the module is
+ * not loaded yet or a link is pending (its GPUs still probing at boot:
+ * p2pmap-check.service), then checks.  --refresh-caches runs verify again
+ * for each stale cache, as the line's "refresh:" command says.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "cache_stale.h"
 #include "cmd.h"
 #include "dev.h"
 #include "info.h"
@@ -21,7 +29,7 @@
 #include "report.h"
 #include "snapshot.h"
 
-#define CHECK_USAGE "usage: p2pmap check [--wait SECONDS]"
+#define CHECK_USAGE "usage: p2pmap check [--wait SECONDS] [--refresh-caches]"
 #define CHECK_POLL_MS	250
 
 static double now_s(void)
@@ -55,23 +63,149 @@ static bool worth_waiting(void)
 	return pending;
 }
 
-static int check_once(void)
+/*
+ * Refresh only into a directory of this user's own (root's verify into a
+ * directory another user controls could be sent elsewhere by a symlink).
+ */
+static const char *refresh_refused(const struct cache_record *r)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", r->cache);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
+		return "its directory is gone";
+	if (st.st_uid != geteuid())
+		return "its directory belongs to another user";
+	return NULL;
+}
+
+/*
+ * verify again, in a child, for the GPUs, device order and directory of
+ * @r: the same cache file and a new record.  Its report goes to stderr;
+ * stdout stays check's.  0 when verify wrote the cache.
+ */
+static int refresh_cache(const struct cache_record *r)
+{
+	char devs[VERIFY_MAX_GPUS * 12], dir[PATH_MAX], *slash, *argv[6];
+	size_t i, used = 0, n;
+	int status;
+	pid_t pid;
+
+	for (i = 0; i < r->ngpus; i++)
+		used += snprintf(devs + used, sizeof(devs) - used, "%s%d",
+				 i ? "," : "", r->gpus[i].index);
+	snprintf(dir, sizeof(dir), "%s", r->cache);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		if (!strcmp(r->order, "PCI_BUS_ID"))
+			setenv("CUDA_DEVICE_ORDER", r->order, 1);
+		else
+			unsetenv("CUDA_DEVICE_ORDER");
+		if (r->visible[0])
+			setenv("CUDA_VISIBLE_DEVICES", r->visible, 1);
+		else
+			unsetenv("CUDA_VISIBLE_DEVICES");
+		n = strlen(dir);
+		if (strcmp(r->framework, "sglang")) {
+			setenv("VLLM_CACHE_ROOT", dir, 1);
+		} else if (n > 14 && !strcmp(dir + n - 14, "/.cache/sglang")) {
+			dir[n - 14] = '\0';
+			setenv("HOME", dir, 1);
+		}
+		argv[0] = "p2pmap";
+		argv[1] = "verify";
+		argv[2] = "--devices";
+		argv[3] = devs;
+		argv[4] = strcmp(r->framework, "sglang") ? "--vllm-cache" :
+							   "--sglang-cache";
+		argv[5] = NULL;
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	/* Exit 1 with some direction not working still wrote the cache. */
+	return WEXITSTATUS(status) <= EXIT_FAILED ? 0 : -1;
+}
+
+struct cache_tally {
+	bool refresh;
+	int stale;
+};
+
+static void on_cache(void *arg, const char *path,
+		     const struct cache_record *r,
+		     const struct cache_verdict *v)
+{
+	struct cache_record *again = NULL;
+	struct cache_tally *t = arg;
+	struct cache_verdict now;
+	const char *refused = NULL;
+
+	if (v->state == CACHE_STALE && t->refresh)
+		refused = refresh_refused(r);
+	if (refused) {
+		printf("warning: not refreshing %s: %s\n", r->cache, refused);
+	} else if (v->state == CACHE_STALE && t->refresh) {
+		again = calloc(1, sizeof(*again));
+		if (again && !refresh_cache(r) &&
+		    !cache_record_read(path, again, now.why, sizeof(now.why))) {
+			cache_stale_judge("/", again, &now);
+			if (now.state == CACHE_VALID) {
+				printf("cache refreshed: %s (%s)\n", r->cache,
+				       cache_stale_fw_name(r));
+				free(again);
+				return;
+			}
+		}
+		free(again);
+	}
+	cache_stale_print(stdout, path, r, v);
+	t->stale += v->state == CACHE_STALE;
+}
+
+/* The caches verify recorded: their problem lines, and how many. */
+static int check_caches(bool refresh)
+{
+	struct cache_tally t = { .refresh = refresh };
+
+	if (cache_stale_scan(NULL, "/", on_cache, &t) < 0)
+		printf("warning: the records of verify's caches cannot be read: %s\n",
+		       strerror(errno));
+	return t.stale;
+}
+
+static int check_once(bool refresh)
 {
 	struct p2pmap_link_list links = { 0 };
 	struct p2pmap_dev_list devs = { 0 };
+	int stale = check_caches(refresh);
 	struct p2pmap_info info;
 	struct p2pmap_nl nl;
 	int ret = EXIT_FAILED;
 	const char *op;
 
-	if (pnl_open_required(&nl))
+	if (pnl_open_required(&nl)) {
+		fflush(stdout);
 		return cmd_exit_nl(&nl);
+	}
 	if (snapshot_read(&nl, &links, &devs, &op) ||
 	    (op = "info", info_get(&nl, &info))) {
 		pnl_perror(&nl.error, op);
 		ret = cmd_exit_nl(&nl);
 	} else if (check_run(stdout, &info, devs.devs, devs.n, links.links,
-			     links.n) == 0) {
+			     links.n, stale) == 0) {
 		ret = EXIT_OK;
 	}
 	dev_list_free(&devs);
@@ -83,21 +217,28 @@ static int check_once(void)
 int cmd_check(int argc, char **argv)
 {
 	double wait = 0, end;
+	bool refresh = false;
 	char *e;
+	int i;
 
-	if (argc == 3 && !strcmp(argv[1], "--wait")) {
-		wait = strtod(argv[2], &e);
-		if (*e || e == argv[2] || !(wait >= 0) || wait > 86400) {
-			fprintf(stderr, "p2pmap: check: --wait takes seconds (0 to 86400), not \"%s\"\n",
-				argv[2]);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--refresh-caches")) {
+			refresh = true;
+		} else if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
+			wait = strtod(argv[++i], &e);
+			if (*e || e == argv[i] || !(wait >= 0) ||
+			    wait > 86400) {
+				fprintf(stderr, "p2pmap: check: --wait takes seconds (0 to 86400), not \"%s\"\n",
+					argv[i]);
+				return EXIT_USAGE;
+			}
+		} else {
+			fprintf(stderr, "p2pmap: %s\n", CHECK_USAGE);
 			return EXIT_USAGE;
 		}
-	} else if (argc > 1) {
-		fprintf(stderr, "p2pmap: %s\n", CHECK_USAGE);
-		return EXIT_USAGE;
 	}
 	end = now_s() + wait;
 	while (wait && now_s() < end && worth_waiting())
 		poll(NULL, 0, CHECK_POLL_MS);
-	return check_once();
+	return check_once(refresh);
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache_stale.h"
 #include "cmd.h"
 #include "config.h"
 #include "dev.h"
@@ -47,6 +48,19 @@ static void saved_links(const char *path, struct metrics_input *in)
 		fclose(null);
 	}
 	fclose(f);
+}
+
+static void count_cache(void *arg, const char *path,
+			const struct cache_record *r,
+			const struct cache_verdict *v)
+{
+	struct metrics_input *in = arg;
+
+	(void)path;
+	(void)r;
+	in->caches_valid += v->state == CACHE_VALID;
+	in->caches_stale += v->state == CACHE_STALE;
+	in->caches_edited += v->state == CACHE_EDITED;
 }
 
 static int render_to(const char *path, const struct metrics_input *in)
@@ -108,6 +122,7 @@ int cmd_metrics(int argc, char **argv)
 	in.cli_version = P2PMAP_VERSION;
 	in.timestamp = (unsigned long long)time(NULL);
 	saved_links(config, &in);
+	in.has_caches = cache_stale_scan(NULL, "/", count_cache, &in) >= 0;
 
 	/* Not loaded is a state to export (p2pmap_loaded 0), not a failure. */
 	err = pnl_open(&nl);

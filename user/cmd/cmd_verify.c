@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bandwidth.h"
+#include "cache_record.h"
 #include "caches.h"
 #include "cmd.h"
 #include "cuda_errors.h"
@@ -462,13 +463,19 @@ static bool ran_blind(const struct verify_result *r)
 	return false;
 }
 
-/* One framework's cache: its path in @path, or NULL after saying why. */
+/*
+ * One framework's cache and its record (what it was verified for: @env,
+ * read before the first direction ran): its path in @path, or NULL after
+ * saying why.
+ */
 static const char *write_cache(enum verify_framework fw,
 			       const char *order_problem,
 			       const struct verify_result *r, size_t n,
 			       const struct verify_gpu *sel, size_t ngpus,
-			       int count, char *path, size_t len)
+			       int count, const struct cache_record_env *env,
+			       char *path, size_t len)
 {
+	const char *order = getenv("CUDA_DEVICE_ORDER");
 	const char *name = fw == VERIFY_VLLM ? "vLLM" : "SGLang";
 	char why[512];
 
@@ -484,7 +491,17 @@ static const char *write_cache(enum verify_framework fw,
 			name, why);
 		return NULL;
 	}
-	return verify_cache_write(path, r, n, ngpus) ? NULL : path;
+	if (verify_cache_write(path, r, n, ngpus))
+		return NULL;
+	if (cache_record_write(fw == VERIFY_VLLM ? "vllm" : "sglang", path,
+			       sel, ngpus, order && !strcmp(order, "PCI_BUS_ID") ?
+			       "PCI_BUS_ID" : "FASTEST_FIRST",
+			       getenv("CUDA_VISIBLE_DEVICES"), env)) {
+		fprintf(stderr, "p2pmap verify: the %s cache %s was written, but p2pmap check cannot tell when it goes stale\n",
+			name, path);
+		return NULL;
+	}
+	return path;
 }
 
 static int run(const struct verify_opts *o, const struct verify_gpu *all,
@@ -494,6 +511,7 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 	char vllm[PATH_MAX], sglang[PATH_MAX];
 	struct verify_caches caches = { 0 };
 	const char *env = getenv(VERIFY_FAULTS_ENV);
+	struct cache_record_env *then = NULL;
 	struct verify_faults faults;
 	struct verify_result *r;
 	bool warned = false;
@@ -507,7 +525,10 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 		return o->json ? json_failure(EXIT_FAILED) : EXIT_FAILED;
 	}
 	r = calloc(ngpus * (ngpus - 1), sizeof(*r));
-	if (!r) {
+	if ((o->vllm || o->sglang) && r && (then = calloc(1, sizeof(*then))))
+		cache_record_now("/", sel, ngpus, then);
+	if (!r || ((o->vllm || o->sglang) && !then)) {
+		free(r);
 		verr("p2pmap: out of memory\n");
 		verify_faults_close(&faults);
 		return o->json ? json_failure(EXIT_FAILED) : EXIT_FAILED;
@@ -538,12 +559,13 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 	problem = verify_order_problem(order, getenv("CUDA_VISIBLE_DEVICES"),
 				       all, count);
 	if (o->vllm && !(caches.vllm = write_cache(VERIFY_VLLM, problem, r, n,
-						   sel, ngpus, count, vllm,
-						   sizeof(vllm))))
+						   sel, ngpus, count, then,
+						   vllm, sizeof(vllm))))
 		ret = EXIT_FAILED;
 	if (o->sglang && !(caches.sglang = write_cache(VERIFY_SGLANG, problem,
 						       r, n, sel, ngpus, count,
-						       sglang, sizeof(sglang))))
+						       then, sglang,
+						       sizeof(sglang))))
 		ret = EXIT_FAILED;
 	if (o->json) {
 		verify_json(stdout, r, n, &caches);
@@ -559,6 +581,7 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 		    !strcmp(caches.order, "PCI_BUS_ID"))
 			printf("device order: PCI_BUS_ID (start the server with CUDA_DEVICE_ORDER=PCI_BUS_ID too)\n");
 	}
+	free(then);
 	free(r);
 	verify_faults_close(&faults);
 	return ret;

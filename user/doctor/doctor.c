@@ -49,6 +49,7 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	}
 	check_log(h, env->dmesg);
 	check_env(h, env);
+	check_caches(h);
 	if (h->container[0])
 		check_container(h);
 	free(h);

@@ -121,6 +121,8 @@ void check_softdep(struct host *h);
 void check_initramfs(struct host *h);
 void check_log(struct host *h, const char *path);
 void check_env(struct host *h, const struct doctor_env_source *src);
+/* doctor_caches.c: the caches verify wrote, still valid or stale */
+void check_caches(struct host *h);
 /* doctor_proxmox.c: each GPU's guest on a Proxmox VE node, their links */
 void check_proxmox(struct host *h);
 /* doctor_container.c: in a container, instead of the host-only checks */

@@ -249,6 +249,17 @@ static void render_cli(FILE *f, const struct metrics_input *in)
 		       "Links saved for boot (links= in /etc/modprobe.d/p2pmap.conf), 0 when none.");
 		sample(f, "p2pmap_config_links", in->config_links, NULL);
 	}
+	if (in->has_caches) {
+		family(f, "p2pmap_verify_caches", "gauge",
+		       "vLLM/SGLang cache files p2pmap verify wrote, by state: valid, stale (what they were verified for changed: p2pmap check says what), edited (not what verify wrote).");
+		labels[0] = "state";
+		labels[1] = "valid";
+		sample(f, "p2pmap_verify_caches", in->caches_valid, labels);
+		labels[1] = "stale";
+		sample(f, "p2pmap_verify_caches", in->caches_stale, labels);
+		labels[1] = "edited";
+		sample(f, "p2pmap_verify_caches", in->caches_edited, labels);
+	}
 	if (in->timestamp) {
 		family(f, "p2pmap_metrics_timestamp_seconds", "gauge",
 		       "When p2pmap metrics wrote these metrics (Unix time).");

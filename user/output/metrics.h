@@ -19,6 +19,8 @@ struct metrics_input {
 	unsigned int config_links;	/* links= entries saved for boot */
 	unsigned long long timestamp;	/* p2pmap_metrics_timestamp_seconds;
 					 * 0: left out */
+	bool has_caches;		/* p2pmap_verify_caches */
+	unsigned int caches_valid, caches_stale, caches_edited;
 	const struct p2pmap_info *info;
 	const struct p2pmap_dev *devs;
 	size_t ndevs;

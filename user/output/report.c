@@ -387,11 +387,11 @@ void report_free(struct p2p_report *r)
 
 int check_run(FILE *f, const struct p2pmap_info *info,
 	      const struct p2pmap_dev *devs, size_t ndevs,
-	      const struct p2pmap_link *links, size_t nlinks)
+	      const struct p2pmap_link *links, size_t nlinks, int earlier)
 {
 	struct p2p_report r;
 	char count[32];
-	int problems = 0;
+	int problems = earlier;
 	size_t i;
 
 	if (info && info->has_param_errors && info->param_errors) {

@@ -61,7 +61,7 @@ static int py_join(const char *a, const char *b, char *out, size_t len)
 	return w < 0 || (size_t)w >= len ? -1 : 0;
 }
 
-static int cache_dir(enum verify_framework fw, char *dir, size_t len)
+int verify_cache_dir(enum verify_framework fw, char *dir, size_t len)
 {
 	char home[PATH_MAX], base[PATH_MAX], root[PATH_MAX];
 	const char *v;
@@ -127,7 +127,7 @@ int verify_cache_path(enum verify_framework fw, const struct verify_gpu *gpus,
 {
 	char dir[PATH_MAX], devs[512], name[600];
 
-	if (cache_dir(fw, dir, sizeof(dir)) ||
+	if (verify_cache_dir(fw, dir, sizeof(dir)) ||
 	    cache_devs(gpus, ngpus, count, visible, devs, sizeof(devs)) ||
 	    snprintf(name, sizeof(name), CACHE_PREFIX "%s.json", devs) >=
 	    (int)sizeof(name) || py_join(dir, name, path, len)) {
@@ -188,7 +188,7 @@ void verify_cache_render(FILE *f, const struct verify_result *r, size_t n,
 	fputs(ngpus ? "\n}" : "}", f);
 }
 
-static int mkdirs(const char *dir)
+int verify_mkdirs(const char *dir)
 {
 	char path[PATH_MAX], *p;
 
@@ -216,7 +216,7 @@ int verify_cache_write(const char *path, const struct verify_result *r,
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir)
 		*slash = '\0';
-	if (mkdirs(dir)) {
+	if (verify_mkdirs(dir)) {
 		fprintf(stderr, "p2pmap: verify: %s: %s\n", dir,
 			strerror(errno));
 		return -1;

@@ -44,6 +44,9 @@ enum verify_framework {
 /* Python's os.path.expanduser(@path) (posixpath): 0, or -1 (too long). */
 int py_expanduser(const char *path, char *out, size_t len);
 
+/* The directory @fw looks in, from this process's environment: 0 or -1. */
+int verify_cache_dir(enum verify_framework fw, char *dir, size_t len);
+
 /*
  * The cache file @fw will read for this selection of @ngpus devices out
  * of @count visible: its name from CUDA_VISIBLE_DEVICES (@visible, may be
@@ -67,6 +70,9 @@ const char *verify_order_problem(const char *order, const char *visible,
 /* The file's bytes, as json.dump(cache, f, indent=4) writes them. */
 void verify_cache_render(FILE *f, const struct verify_result *r, size_t n,
 			 size_t ngpus);
+
+/* mkdir -p @dir, mode 0755: 0, or -1 with errno set. */
+int verify_mkdirs(const char *dir);
 
 /* Render into @path atomically (a temporary file renamed), mode 0644,
  * creating the directories.  Returns 0, or -1 after printing why. */
