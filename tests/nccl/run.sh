@@ -4,13 +4,16 @@
 # format strings (verify/nccl_log.h names them) for NCCL 2.18, 2.21, 2.26
 # and 2.27: busId and nvmlDev brackets, channel lines before the ranks'
 # Init COMPLETE lines, SHM, P2P and NET, two hosts, NCCL_P2P_DISABLE as
-# before and after 2.23, timestamps; against a "p2pmap verify" output of
+# before and after 2.23, timestamps; and NCCL_RUN_DIAGNOSTICS=1's lines
+# (verify/nccl_diag.h: 2.31.2's format strings, and the later summary's
+# wording as 2.32): a failing import where verify's copy works, a write
+# mismatch where verify faulted.  Against a "p2pmap verify" output of
 # the four GPUs (one direction faulted).  The whole output is compared
 # with NAME.want.  Prints TAP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/nccl
-p2pmap=$top/user/p2pmap
+p2pmap=${P2PMAP_NCCL_BIN:-$top/user/p2pmap}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -28,7 +31,7 @@ for log in "$here"/*.log; do
 	tap $? "$name: the whole report as expected, exit 1 (something flagged)"
 	sed 's/^/# /' "$tmp/$name.diff" | head -20
 	"$p2pmap" nccl-check "$log" --verify "$here/verify-4gpu.txt" --json >"$tmp/$name.json"
-	python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["flags"] == sum(p["flag"] is not None for p in d["pairs"])' "$tmp/$name.json"
+	python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); g = d["diagnostics"] or {"failures": [], "unexplained_flag": False}; assert d["flags"] == sum(p["flag"] is not None for p in d["pairs"]) + len(g["failures"]) + g["unexplained_flag"]' "$tmp/$name.json"
 	tap $? "$name: --json parses, its flags add up"
 done
 
@@ -44,6 +47,39 @@ python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert [p["verify
 tap $? "--json: verify's verdict in snake_case (peer_access_refused), the text's words unchanged"
 python3 "$top/tests/unit/json_lint.py" nccl-check "$tmp"/*.json
 tap $? "every --json document: \"schema\": 1 first, fields and enum values as JSON.md lists them"
+
+# NCCL's diagnostics: the import that fails where verify's copy works is
+# the case of a path verify does not take; a log of the diagnostics alone
+# (NCCL hung later, no channel line) is read; failures counted in the
+# summary but printed by another node's process are flagged as such.
+diag=$here/nccl-2.31-diagnostics.log
+"$p2pmap" nccl-check "$diag" --verify "$here/verify-4gpu.txt" --json >"$tmp/diag.json"
+python3 - "$tmp/diag.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["diagnostics"]
+assert (d["edges_tested"], d["edges_verified"]) == (12, 10), d
+f = {(x["from_pci"], x["to_pci"]): x for x in d["failures"]}
+imp = f[("0000:41:00.0", "0000:81:00.0")]
+assert imp["check"] == "peer-memory import failed" and imp["handle"] == "CUMEM_POSIX_FD"
+assert imp["reason"] == "import" and imp["verify"] == "works"
+assert "not the one verify tested" in imp["flag"]
+w = f[("0000:c1:00.0", "0000:01:00.0")]
+assert w["check"] == "write mismatch" and w["verify"] == "faulted" and w["reason"] is None
+assert not d["unexplained_flag"]
+PY
+tap $? "diagnostics: failing directions by rank and GPU (from Init COMPLETE), check, path, handle, reason, verify's verdict"
+grep -v " NCCL INFO Channel " "$diag" >"$tmp/nochan.log"
+"$p2pmap" nccl-check "$tmp/nochan.log" --verify "$here/verify-4gpu.txt" >"$tmp/nochan.out" 2>&1
+[ $? = 1 ] && grep -q "^nccl-check: NCCL 2.31.2, 4 ranks, 1 communicator, 0 rank pairs$" "$tmp/nochan.out" &&
+	grep -q "^nccl-check: 2 flags$" "$tmp/nochan.out"
+tap $? "a log with the diagnostics and no channel line (init stopped after them): read, both failures flagged"
+grep -v "srcRank=" "$diag" >"$tmp/elsewhere.log"
+"$p2pmap" nccl-check "$tmp/elsewhere.log" >"$tmp/elsewhere.out" 2>&1
+[ $? = 1 ] && grep -qF "  FLAG: 2 GPU P2P checks failed in NCCL's diagnostics and this log names none" "$tmp/elsewhere.out"
+tap $? "failures the summary counts but this log does not name (another node's leader prints them): flagged"
+grep -v "NCCL DIAG" "$here/nccl-2.21-amd-4gpu.log" | cmp -s - "$here/nccl-2.21-amd-4gpu.log" &&
+	! grep -q "diagnostics" "$here/nccl-2.21-amd-4gpu.want"
+tap $? "a log without diagnostics: no diagnostics line (older NCCL)"
 
 grep -q "FLAG: P2P is disabled by the environment" "$here/nccl-2.18-p2p-disabled.want" &&
 	grep -q "FLAG: P2P is disabled by the environment" "$here/nccl-2.27-disabled-net.want"

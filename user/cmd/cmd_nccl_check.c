@@ -5,7 +5,10 @@
  * "p2pmap verify" found for the same two GPUs (FILE: its text output).
  * A pair p2pmap verified both ways that NCCL still runs over SHM or the
  * network is flagged with the likely cause; so is P2P over a direction
- * verify found broken.  Exit 0, or 1 when something is flagged.
+ * verify found broken.  Where the log holds NCCL's own diagnostics
+ * (NCCL_RUN_DIAGNOSTICS=1, nccl_diag.h), each direction they failed is
+ * flagged too, next to verify's verdict.  Exit 0, or 1 when something is
+ * flagged.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 
 #include "cmd.h"
 #include "json.h"
+#include "nccl_diag.h"
 #include "nccl_log.h"
 #include "verify_output.h"
 
@@ -78,8 +82,108 @@ static void judge(const struct nccl_log *log, const struct verify_output *vs,
 		fd->flag = likely_cause(log);
 }
 
+/* A failure NCCL's diagnostics printed, judged: verify's verdict, why. */
+struct diag_finding {
+	const struct nccl_diag_fail *f;
+	const char *verify;		/* verify's src -> dst verdict, or NULL */
+	char flag[512];
+};
+
+/* The checks that test the data path, not the test's own setup. */
+static bool data_path(const char *check)
+{
+	return !strcmp(check, "write mismatch") ||
+	       !strcmp(check, "read mismatch") ||
+	       !strcmp(check, "peer-memory import failed") ||
+	       !strcmp(check, "launch/check failed");
+}
+
+static void judge_diag(const struct verify_output *vs,
+		       const struct nccl_diag_fail *f, struct diag_finding *df)
+{
+	memset(df, 0, sizeof(*df));
+	df->f = f;
+	if (f->src_pci[0] && f->dst_pci[0])
+		df->verify = verdict_of(vs, f->src_pci, f->dst_pci);
+	if (!data_path(f->check))
+		snprintf(df->flag, sizeof(df->flag),
+			 "NCCL's diagnostics could not test this direction (%s): the log's lines before it say why",
+			 f->check);
+	else if (df->verify && !strcmp(df->verify, "works") &&
+		 !strcmp(f->check, "peer-memory import failed"))
+		snprintf(df->flag, sizeof(df->flag),
+			 "NCCL cannot import the peer's memory through a %s handle where p2pmap verify's copy works: the path NCCL uses (another process's handle) is not the one verify tested; keep NCCL_P2P_DISABLE=1 until both pass",
+			 f->handle[0] ? f->handle : "shared");
+	else if (df->verify && !strcmp(df->verify, "works"))
+		snprintf(df->flag, sizeof(df->flag),
+			 "NCCL's own diagnostics fail where p2pmap verify's copy works: NCCL's kernels load and store through a %s handle, a path the copy engine does not take; p2pmap faults names the BAR the GPU hit; keep NCCL_P2P_DISABLE=1 until both pass",
+			 f->handle[0] ? f->handle : "shared");
+	else if (df->verify)
+		snprintf(df->flag, sizeof(df->flag),
+			 "NCCL's own diagnostics fail this direction, as p2pmap verify did: check the p2pmap links (p2pmap status, p2pmap faults)");
+	else
+		snprintf(df->flag, sizeof(df->flag),
+			 "NCCL's own diagnostics fail this direction: p2pmap faults names the BAR the GPU hit, p2pmap doctor the likely cause; keep NCCL_P2P_DISABLE=1 until it passes");
+}
+
+/* The same failure logged twice (two communicators): once. */
+static bool seen_before(const struct nccl_diag *d, unsigned int i)
+{
+	const struct nccl_diag_fail *a = &d->fails[i], *b;
+	unsigned int k;
+
+	for (k = 0; k < i; k++) {
+		b = &d->fails[k];
+		if (a->src_rank == b->src_rank && a->dst_rank == b->dst_rank &&
+		    !strcmp(a->check, b->check) &&
+		    !strcmp(a->src_pci, b->src_pci) &&
+		    !strcmp(a->dst_pci, b->dst_pci))
+			return true;
+	}
+	return false;
+}
+
+/* Edges the summary counts as failed that no failure line names. */
+static bool unexplained(const struct nccl_diag *d, size_t nfound)
+{
+	return d->has_summary && d->passed < d->tested && !nfound;
+}
+
+static void print_diag_text(const struct nccl_diag *d,
+			    const struct diag_finding *df, size_t n)
+{
+	const struct nccl_diag_fail *f;
+	size_t i;
+
+	if (!d->has_summary)
+		printf("nccl diagnostics: no summary line (they did not finish in this log)\n");
+	else if (d->passed == d->tested)
+		printf("nccl diagnostics: all %llu GPU P2P checks passed\n",
+		       d->tested);
+	else
+		printf("nccl diagnostics: %llu of %llu GPU P2P checks passed\n",
+		       d->passed, d->tested);
+	for (i = 0; i < n; i++) {
+		f = df[i].f;
+		printf("diagnostics rank %d (%s) -> rank %d (%s): %s (path %s, handle %s%s%s)",
+		       f->src_rank, f->src_pci[0] ? f->src_pci : "?",
+		       f->dst_rank, f->dst_pci[0] ? f->dst_pci : "?", f->check,
+		       f->path[0] ? f->path : "?",
+		       f->handle[0] ? f->handle : "?",
+		       f->reason[0] ? ", reason " : "", f->reason);
+		if (df[i].verify)
+			printf("; p2pmap verify: %s", df[i].verify);
+		printf("\n  FLAG: %s\n", df[i].flag);
+	}
+	if (unexplained(d, n))
+		printf("  FLAG: %llu GPU P2P check%s failed in NCCL's diagnostics and this log names none (the first rank of each node prints them: add that rank's output)\n",
+		       d->tested - d->passed,
+		       d->tested - d->passed == 1 ? "" : "s");
+}
+
 static void print_text(const struct nccl_log *log, const struct finding *fd,
-		       size_t n, unsigned int flags)
+		       size_t n, const struct diag_finding *df, size_t ndf,
+		       unsigned int flags)
 {
 	const struct nccl_pair *p;
 	size_t i, k;
@@ -109,11 +213,69 @@ static void print_text(const struct nccl_log *log, const struct finding *fd,
 		if (fd[i].flag)
 			printf("  FLAG: %s\n", fd[i].flag);
 	}
+	if (log->diag.ran)
+		print_diag_text(&log->diag, df, ndf);
 	printf("nccl-check: %u flag%s\n", flags, flags == 1 ? "" : "s");
 }
 
+static void diag_json(struct json *j, const struct nccl_diag *d,
+		      const struct diag_finding *df, size_t n)
+{
+	const struct nccl_diag_fail *f;
+	size_t i;
+
+	json_key(j, "diagnostics");
+	if (!d->ran) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_key(j, "edges_tested");
+	if (d->has_summary)
+		json_u64(j, d->tested);
+	else
+		json_null(j);
+	json_key(j, "edges_verified");
+	if (d->has_summary)
+		json_u64(j, d->passed);
+	else
+		json_null(j);
+	json_key(j, "failures");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++) {
+		f = df[i].f;
+		json_obj_begin(j);
+		json_key(j, "from_rank");
+		json_u64(j, f->src_rank);
+		json_key(j, "to_rank");
+		json_u64(j, f->dst_rank);
+		json_key(j, "from_pci");
+		json_str_or_null(j, f->src_pci);
+		json_key(j, "to_pci");
+		json_str_or_null(j, f->dst_pci);
+		json_key(j, "check");
+		json_str(j, f->check);
+		json_key(j, "path");
+		json_str_or_null(j, f->path);
+		json_key(j, "handle");
+		json_str_or_null(j, f->handle);
+		json_key(j, "reason");
+		json_str_or_null(j, f->reason);
+		json_key(j, "verify");
+		json_enum(j, df[i].verify);
+		json_key(j, "flag");
+		json_str(j, df[i].flag);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "unexplained_flag");
+	json_bool(j, unexplained(d, n));
+	json_obj_end(j);
+}
+
 static void print_json(const struct nccl_log *log, const struct finding *fd,
-		       size_t n, unsigned int flags)
+		       size_t n, const struct diag_finding *df, size_t ndf,
+		       unsigned int flags)
 {
 	const struct nccl_pair *p;
 	struct json j;
@@ -163,6 +325,7 @@ static void print_json(const struct nccl_log *log, const struct finding *fd,
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	diag_json(&j, &log->diag, df, ndf);
 	json_key(&j, "flags");
 	json_u64(&j, flags);
 	json_obj_end(&j);
@@ -184,7 +347,9 @@ int cmd_nccl_check(int argc, char **argv)
 	struct verify_output *vs = calloc(1, sizeof(*vs));
 	struct nccl_log *log = calloc(1, sizeof(*log));
 	struct finding *fd = NULL;
+	struct diag_finding *df = NULL;
 	unsigned int flags = 0;
+	size_t ndf = 0;
 	bool json = false;
 	int ret = EXIT_FAILED, i, err;
 	size_t k;
@@ -228,25 +393,32 @@ int cmd_nccl_check(int argc, char **argv)
 	}
 	if (f != stdin)
 		fclose(f);
-	if (!log->npairs) {
-		fprintf(stderr, "p2pmap: nccl-check: %s: no NCCL channel line (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P)\n",
+	/* Diagnostics run before the transports connect: alone, enough. */
+	if (!log->npairs && !log->diag.ran) {
+		fprintf(stderr, "p2pmap: nccl-check: %s: no NCCL channel line (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P) and no NCCL DIAG line (NCCL_RUN_DIAGNOSTICS=1)\n",
 			logpath);
 		goto out;
 	}
 	qsort(log->pairs, log->npairs, sizeof(log->pairs[0]), by_ranks);
-	fd = calloc(log->npairs, sizeof(*fd));
-	if (!fd)
+	fd = calloc(log->npairs + 1, sizeof(*fd));
+	df = calloc(log->diag.nfails + 1, sizeof(*df));
+	if (!fd || !df)
 		goto out;
 	for (k = 0; k < log->npairs; k++) {
 		judge(log, vs, &log->pairs[k], &fd[k]);
 		flags += fd[k].flag != NULL;
 	}
+	for (k = 0; k < log->diag.nfails; k++)
+		if (!seen_before(&log->diag, k))
+			judge_diag(vs, &log->diag.fails[k], &df[ndf++]);
+	flags += ndf + unexplained(&log->diag, ndf);
 	if (json)
-		print_json(log, fd, log->npairs, flags);
+		print_json(log, fd, log->npairs, df, ndf, flags);
 	else
-		print_text(log, fd, log->npairs, flags);
+		print_text(log, fd, log->npairs, df, ndf, flags);
 	ret = flags ? EXIT_FAILED : EXIT_OK;
 out:
+	free(df);
 	free(fd);
 	free(log);
 	free(vs);

@@ -229,6 +229,28 @@ static void env_line(struct nccl_log *log, const char *msg)
 	}
 }
 
+/* The GPU of @rank (@nvml, -1: any) as its Init COMPLETE line says. */
+static void rank_pci(const struct nccl_log *log, int rank, int nvml,
+		    const char *host, char pci[P2PMAP_ADDR_LEN])
+{
+	const struct nccl_rank *best = NULL, *r;
+	size_t i, hl = strcspn(host, ".");
+
+	pci[0] = '\0';
+	for (i = 0; i < log->nranks_known; i++) {
+		r = &log->ranks[i];
+		if (r->rank != rank || (nvml >= 0 && r->nvml >= 0 &&
+					r->nvml != nvml))
+			continue;
+		/* The INFO prefix's host is cut at the first dot. */
+		if (!best || (strlen(r->host) == hl &&
+			      !strncmp(r->host, host, hl)))
+			best = r;
+	}
+	if (best)
+		memcpy(pci, best->pci, P2PMAP_ADDR_LEN);
+}
+
 struct pending {
 	char host[NCCL_HOST_LEN];
 	char *msg;
@@ -244,6 +266,7 @@ int nccl_log_read(FILE *f, struct nccl_log *log)
 	memset(log, 0, sizeof(*log));
 	log->p2p_disable = -1;
 	while ((n = getline(&line, &cap, f)) >= 0) {
+		nccl_diag_line(&log->diag, line);
 		msg = strstr(line, " NCCL INFO ");
 		if (!msg)
 			continue;
@@ -275,5 +298,11 @@ int nccl_log_read(FILE *f, struct nccl_log *log)
 	}
 	free(chans);
 	free(line);
+	for (i = 0; i < log->diag.nfails; i++) {
+		struct nccl_diag_fail *d = &log->diag.fails[i];
+
+		rank_pci(log, d->src_rank, d->src_nvml, d->host, d->src_pci);
+		rank_pci(log, d->dst_rank, d->dst_nvml, d->host, d->dst_pci);
+	}
 	return ferror(f) ? -1 : 0;
 }

@@ -2,7 +2,8 @@
 /*
  * "p2pmap nccl-check": what NCCL itself says it chose, read from an
  * NCCL_DEBUG=INFO log (NCCL_DEBUG_SUBSYS=INIT,P2P or wider).  The line
- * formats are NCCL's own (NVIDIA/nccl, read at tags v2.18.1 to v2.30.7):
+ * formats are NCCL's own (NVIDIA/nccl, read at tags v2.18.1 to v2.30.7;
+ * the channel lines unchanged at 2.31.2, commit 889806836097):
  *   prefix   "[TIME] HOST:PID:TID [CUDADEV] NCCL INFO " (src/debug.cc;
  *            the time only where NCCL_DEBUG_TIMESTAMP_LEVELS asks)
  *   version  "NCCL version 2.21.5+cuda12.4"
@@ -17,6 +18,8 @@
  *            "NCCL_P2P_LEVEL set by environment to LOC" (also what
  *            NCCL_P2P_DISABLE=1 prints before 2.23), src/graph/paths.cc
  *   driver   "P2P is disabled between connected GPUs %d and %d" (nvmlDev)
+ * and NCCL_RUN_DIAGNOSTICS=1's own lines (nccl_diag.h), their ranks' GPUs
+ * from the same Init COMPLETE lines.
  */
 #ifndef P2PMAP_NCCL_LOG_H
 #define P2PMAP_NCCL_LOG_H
@@ -25,6 +28,8 @@
 #include <stdio.h>
 
 #include <linux/p2pmap.h>
+
+#include "nccl_diag.h"
 
 #define NCCL_MAX_DEVS	256
 #define NCCL_MAX_PAIRS	1024
@@ -72,6 +77,7 @@ struct nccl_log {
 	struct nccl_rank ranks[NCCL_MAX_RANKS];
 	size_t npairs;
 	struct nccl_pair pairs[NCCL_MAX_PAIRS];
+	struct nccl_diag diag;
 };
 
 /* NCCL's busId number as a PCI address (its int64ToBusId). */
