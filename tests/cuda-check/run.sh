@@ -37,6 +37,54 @@ else
 	tap $? "the type check fails on a wrong prototype (size_t -> unsigned int)"
 fi
 
+# The structs of the paths (cuda_types.h): NVIDIA's sizes and offsets; a
+# copy with two members swapped must fail.  The PTX kernel verify loads:
+# ptxas of the toolkit compiles it for Turing, Hopper and Blackwell.
+layout() {	# layout TYPES_HEADER
+	cc -Wall -Wextra -Werror -I"$inc" -DP2PMAP_CUDA_TYPES="\"$1\"" \
+		-o "$tmp/layout" "$here/layout.c" 2>"$tmp/layout.err"
+}
+ptxas=$(ls /usr/local/cuda*/bin/ptxas 2>/dev/null | sort -V | tail -1)
+if [ -z "$inc" ] || [ ! -f "$inc/cuda.h" ]; then
+	tap_skip "the paths' structs have cuda.h's layout" "no CUDA toolkit under /usr/local/cuda*"
+	tap_skip "... a swapped member fails" "no CUDA toolkit"
+else
+	layout "$top/user/verify/cuda_types.h"
+	tap $? "the paths' structs (IPC handle, cuMem properties, access) have cuda.h's sizes and offsets"
+	[ -s "$tmp/layout.err" ] && sed 's/^/# /' "$tmp/layout.err" | head -10
+	python3 - "$top/user/verify/cuda_types.h" "$tmp/swapped.h" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+a = "\tunsigned int type;\t\t\t/* CUmemAllocationType */\n\tCUmemAllocationHandleType requestedHandleTypes;\n"
+b = "\tCUmemAllocationHandleType requestedHandleTypes;\n\tunsigned short pad;\n\tunsigned int type;\n"
+assert a in s
+open(sys.argv[2], "w").write(s.replace(a, b))
+PY
+	! layout "$tmp/swapped.h" && grep -q "CUmemAllocationProp" "$tmp/layout.err"
+	tap $? "... a struct laid out differently fails the check"
+fi
+if [ -z "$ptxas" ]; then
+	tap_skip "ptxas compiles verify's PTX kernel" "no CUDA toolkit"
+else
+	python3 - "$top/user/verify/verify_paths.c" "$tmp/copy.ptx" <<'PY'
+import ast, re, sys
+src = open(sys.argv[1]).read()
+body = src[src.index("static const char ptx_copy[] ="):]
+body = body[:body.index(";\n")]
+text = "".join(ast.literal_eval(s) for s in re.findall(r'"(?:[^"\\]|\\.)*"', body))
+open(sys.argv[2], "w").write(text)
+PY
+	rc=0
+	for arch in sm_75 sm_90 sm_120; do
+		"$ptxas" -arch=$arch "$tmp/copy.ptx" -o "$tmp/copy-$arch.cubin" 2>>"$tmp/ptxas.err" || rc=1
+	done
+	[ -s "$tmp/ptxas.err" ] && sed 's/^/# /' "$tmp/ptxas.err" | head -10
+	tap $rc "ptxas ($ptxas) compiles verify's PTX kernel for sm_75, sm_90 and sm_120"
+	sed 's/ld.global.u32 %r1/ld.global.u32 %r9/' "$tmp/copy.ptx" >"$tmp/bad.ptx"
+	! "$ptxas" -arch=sm_90 "$tmp/bad.ptx" -o "$tmp/bad.cubin" 2>/dev/null
+	tap $? "... and rejects a kernel with an undeclared register"
+fi
+
 cc -Wall -Werror -I"$top/user/verify" -o "$tmp/symbols" "$here/symbols.c" \
 	"$top/user/verify/cuda.c" "$top/user/verify/cuda_errors.c" -ldl
 tap $? "the symbol check builds"

@@ -15,7 +15,9 @@
  *	  refuse   cuDeviceCanAccessPeer(A, B) says 0, cuCtxEnablePeerAccess
  *	           from A to B returns 217 (PEER_ACCESS_UNSUPPORTED)
  *	  noenable cuDeviceCanAccessPeer says 1, but cuCtxEnablePeerAccess
- *	           returns 217 (a copy then is staged through the host)
+ *	           returns 217 (a copy then is staged through the host), and
+ *	           so do cuIpcOpenMemHandle's lazy peer access and
+ *	           cuMemSetAccess for A on B's memory
  *	  wrong    the copy "succeeds" but the destination reads back zeros
  *	  error    the copy fails with 700 (ILLEGAL_ADDRESS), sticky
  *	  fault    the copy "succeeds" and the data never arrive, as when the
@@ -24,6 +26,11 @@
  *	  slow     the copy is direct but runs at the speed of a copy staged
  *	           through the host (a driver that stages it silently)
  *	  init=N   cuInit returns N (100: NO_DEVICE)
+ *	A rule may name a path after the operation, "A->B[:w|:r]@PATH":
+ *	ce (cuMemcpyPeerAsync), sm (a kernel through a pointer into memory
+ *	of B that cuMemAlloc gave), ipc (memory opened with
+ *	cuIpcOpenMemHandle), cumem (a cuMem allocation imported from a file
+ *	descriptor); without one it holds for every path.
  *	No devices, or the variable unset: cuInit returns 100.
  * CUDA_DEVICE_ORDER=PCI_BUS_ID orders the ordinals by bus id, and
  * CUDA_VISIBLE_DEVICES (ordinals, up to the first invalid one) picks and
@@ -32,7 +39,22 @@
  *	When the library is unloaded, append "allocations=N contexts=M
  *	peers=E streams=S events=V peer_copies=P staged=T": what is still
  *	allocated, retained, enabled and created, the peer copies made, and
- *	those of them staged through the host.
+ *	those of them staged through the host; then "modules=L ipc_open=I
+ *	mappings=M handles=H kernels=K": modules loaded, IPC memory open,
+ *	cuMem mappings and handles still held, kernels that reached a peer.
+ *
+ * The other paths, as the real driver has them: device memory is shared
+ * memory (memfd), so that another process can open it; a CUDA IPC handle
+ * opens only in another process (201 in its own), and with
+ * CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS the peer access that rule refuse or
+ * noenable forbid fails with 217; cuMemCreate takes only multiples of the
+ * granularity (2 MiB), exports a file descriptor only when the handle type
+ * was asked for at creation, and a mapping is usable by a device only
+ * after cuMemSetAccess for it; cuModuleLoadData takes PTX text (218
+ * INVALID_PTX otherwise) and cuLaunchKernel runs the one kernel it knows,
+ * p2pmap_copy_u32(dst, src, n): a kernel that touches memory its device
+ * may not reach (no peer access, no cuMemSetAccess, no mapping) fails
+ * with 700, sticky, as an illegal address does.
  *
  * As the real driver: after a 700 every call of the process fails with
  * 700 (a sticky error: the context is lost); a context has at most eight
@@ -48,12 +70,16 @@
  * Two streams run at once: a pair of opposite copies on two GPUs' streams
  * takes the time of one.
  */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -99,16 +125,76 @@ typedef struct CUevent_st *CUevent;
 enum { R_REFUSE, R_NOENABLE, R_WRONG, R_ERROR, R_FAULT, R_HANG, R_SLOW,
        R_NR };
 enum { OP_WRITE = 1, OP_READ = 2 };
+enum { P_CE = 1, P_SM = 2, P_IPC = 4, P_CUMEM = 8, P_ALL = 15 };
 
 struct rule {
-	int a, b, ops;
+	int a, b, ops, paths;
 };
+
+/* How a process holds a range of device memory. */
+enum { K_ALLOC, K_IPC, K_CUMEM };
 
 struct alloc {
 	unsigned char *p;
 	size_t size;
 	int dev;			/* physical */
+	int kind;			/* K_* */
+	int fd;				/* the memfd behind it (K_ALLOC) */
+	unsigned int access;		/* K_CUMEM: bit per physical device */
 };
+
+#define MAX_HANDLES	64
+#define MAX_MODULES	16
+#define GRANULARITY	(2UL << 20)
+#define IPC_MAGIC	0x70327069u	/* "p2pi" */
+#define KERNEL_NAME	"p2pmap_copy_u32"
+
+/* A cuMem allocation handle: its memory, a memfd. */
+struct mem_handle {
+	int used, fd, dev;
+	size_t size;
+	unsigned int types;		/* requestedHandleTypes */
+};
+
+struct CUmod_st {
+	int used;
+	int has_kernel;			/* an .entry p2pmap_copy_u32 */
+};
+typedef struct CUmod_st *CUmodule;
+
+struct CUfunc_st {
+	CUmodule mod;
+};
+typedef struct CUfunc_st *CUfunction;
+
+/* What cuIpcGetMemHandle writes: enough to reopen the memfd. */
+struct ipc_handle {
+	unsigned int magic;
+	int pid, fd, dev;
+	unsigned long long size;
+	char pad[40];
+};
+
+typedef struct CUipcMemHandle_st {
+	char reserved[64];
+} CUipcMemHandle;
+_Static_assert(sizeof(struct ipc_handle) == 64, "an IPC handle is 64 bytes");
+
+typedef unsigned long long CUmemGenericAllocationHandle;
+typedef struct {
+	unsigned int type;
+	int id;
+} CUmemLocation;
+typedef struct {
+	unsigned int type, requestedHandleTypes;
+	CUmemLocation location;
+	void *win32HandleMetaData;
+	unsigned char flags[8];
+} CUmemAllocationProp;
+typedef struct {
+	CUmemLocation location;
+	unsigned int flags;
+} CUmemAccessDesc;
 
 static struct {
 	pthread_mutex_t lock;
@@ -121,7 +207,10 @@ static struct {
 	struct CUstream_st streams[MAX_STREAMS];
 	struct CUevent_st events[MAX_EVENTS];
 	struct alloc allocs[MAX_ALLOCS];
-	unsigned long peer_copies, staged;
+	struct mem_handle handles[MAX_HANDLES];
+	struct CUmod_st modules[MAX_MODULES];
+	struct CUfunc_st funcs[MAX_MODULES];
+	unsigned long peer_copies, staged, kernels;
 } st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __thread CUcontext current;
@@ -154,10 +243,22 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 		ru->a = a;
 		ru->b = b;
 		ru->ops = OP_WRITE | OP_READ;
+		ru->paths = P_ALL;
 		val += n;
 		if (!strncmp(val, ":w", 2) || !strncmp(val, ":r", 2)) {
 			ru->ops = val[1] == 'w' ? OP_WRITE : OP_READ;
 			val += 2;
+		}
+		if (*val == '@') {
+			static const char * const pn[] = { "ce", "sm", "ipc",
+							   "cumem" };
+			size_t k, l = strcspn(val + 1, ",");
+
+			for (k = 0; k < 4; k++)
+				if (strlen(pn[k]) == l &&
+				    !strncmp(val + 1, pn[k], l))
+					ru->paths = 1 << k;
+			val += 1 + l;
 		}
 		if (*val != ',')
 			break;
@@ -253,15 +354,21 @@ static void parse(void)
 	visible_devices();
 }
 
-static int rule(int r, int a, int b, int op)
+/* Rule @r for the copy engine's path; path_rule() for the others. */
+static int path_rule(int r, int a, int b, int op, int path)
 {
 	int i;
 
 	for (i = 0; i < st.nrules[r]; i++)
 		if (st.rules[r][i].a == a && st.rules[r][i].b == b &&
-		    (st.rules[r][i].ops & op))
+		    (st.rules[r][i].ops & op) && (st.rules[r][i].paths & path))
 			return 1;
 	return 0;
+}
+
+static int rule(int r, int a, int b, int op)
+{
+	return path_rule(r, a, b, op, P_CE);
 }
 
 static struct alloc *find(CUdeviceptr p, size_t size)
@@ -447,8 +554,8 @@ static CUresult can_access(int *can, CUdevice dev, CUdevice peer)
 		return 3;
 	if (phys(dev) < 0 || phys(peer) < 0)
 		return 101;
-	*can = dev != peer &&
-	       !rule(R_REFUSE, phys(dev), phys(peer), OP_WRITE | OP_READ);
+	*can = dev != peer && !path_rule(R_REFUSE, phys(dev), phys(peer),
+					 OP_WRITE | OP_READ, P_ALL);
 	return 0;
 }
 
@@ -465,8 +572,10 @@ static CUresult enable_peer(CUcontext peer, unsigned int flags)
 		return 201;
 	if (flags || peer == current)
 		return 1;
-	if (rule(R_REFUSE, current->dev, peer->dev, OP_WRITE | OP_READ) ||
-	    rule(R_NOENABLE, current->dev, peer->dev, OP_WRITE | OP_READ))
+	if (path_rule(R_REFUSE, current->dev, peer->dev, OP_WRITE | OP_READ,
+		      P_ALL) ||
+	    path_rule(R_NOENABLE, current->dev, peer->dev, OP_WRITE | OP_READ,
+		      P_CE | P_SM))
 		return 217;
 	if (current->peer[peer->dev])
 		return 704;
@@ -553,6 +662,60 @@ EXPORT CUresult cuStreamSynchronize(CUstream s)
 	LOCKED(valid_stream(s) ? 0 : 400);
 }
 
+/* A memfd named after its device, so that an importer knows the GPU. */
+static int memfd_new(int dev, size_t size, int *fd)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "p2pmap-stub-dev%d", dev);
+	*fd = memfd_create(name, MFD_CLOEXEC);
+	if (*fd < 0)
+		return -1;
+	if (ftruncate(*fd, size)) {
+		close(*fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* Map @fd's first @size bytes at @at (NULL: anywhere). */
+static int map_fd(int fd, size_t size, void *at, unsigned char **p)
+{
+	void *m = mmap(at, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | (at ? MAP_FIXED : 0), fd, 0);
+
+	if (m == MAP_FAILED)
+		return -1;
+	*p = m;
+	return 0;
+}
+
+/* The device a memfd's name gives: "/memfd:p2pmap-stub-devN". */
+static int memfd_dev(int fd)
+{
+	char link[64], target[128];
+	ssize_t n;
+	const char *p;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return -1;
+	target[n] = '\0';
+	p = strstr(target, "p2pmap-stub-dev");
+	return p ? atoi(p + 15) : -1;
+}
+
+static struct alloc *alloc_slot(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_ALLOCS; i++)
+		if (!st.allocs[i].p)
+			return &st.allocs[i];
+	return NULL;
+}
+
 static CUresult mem_alloc(CUdeviceptr *dptr, size_t size)
 {
 	int i;
@@ -565,11 +728,13 @@ static CUresult mem_alloc(CUdeviceptr *dptr, size_t size)
 		;
 	if (i == MAX_ALLOCS)
 		return 2;
-	st.allocs[i].p = malloc(size);
-	if (!st.allocs[i].p)
+	/* Shared memory: another process may open it (CUDA IPC). */
+	if (memfd_new(current->dev, size, &st.allocs[i].fd) ||
+	    map_fd(st.allocs[i].fd, size, NULL, &st.allocs[i].p))
 		return 2;
 	st.allocs[i].size = size;
 	st.allocs[i].dev = current->dev;
+	st.allocs[i].kind = K_ALLOC;
 	*dptr = (uintptr_t)st.allocs[i].p;
 	return 0;
 }
@@ -585,9 +750,10 @@ static CUresult mem_free(CUdeviceptr dptr)
 
 	if (!current)
 		return 201;
-	if (!a || (uintptr_t)a->p != dptr)
+	if (!a || (uintptr_t)a->p != dptr || a->kind != K_ALLOC)
 		return 1;
-	free(a->p);
+	munmap(a->p, a->size);
+	close(a->fd);
 	memset(a, 0, sizeof(*a));
 	return 0;
 }
@@ -597,13 +763,19 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 	LOCKED(mem_free(dptr));
 }
 
+/* May a device touch this memory: a cuMem mapping only after SetAccess. */
+static int reachable(const struct alloc *a, int dev)
+{
+	return a->kind != K_CUMEM || (a->access & (1u << dev));
+}
+
 static CUresult htod(CUdeviceptr dst, const void *src, size_t size)
 {
 	struct alloc *a = find(dst, size);
 
 	if (!current)
 		return 201;
-	if (!a || a->dev != current->dev)
+	if (!a || a->dev != current->dev || !reachable(a, current->dev))
 		return 1;
 	memcpy((void *)(uintptr_t)dst, src, size);
 	return 0;
@@ -620,7 +792,7 @@ static CUresult dtoh(void *dst, CUdeviceptr src, size_t size)
 
 	if (!current)
 		return 201;
-	if (!a || a->dev != current->dev)
+	if (!a || a->dev != current->dev || !reachable(a, current->dev))
 		return 1;
 	memcpy(dst, (void *)(uintptr_t)src, size);
 	return 0;
@@ -646,7 +818,8 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 		return 201;
 	if (!valid_stream(s))
 		return 400;
-	if (!d || !sr || d->dev != dctx->dev || sr->dev != sctx->dev)
+	if (!d || !sr || d->dev != dctx->dev || sr->dev != sctx->dev ||
+	    d->kind != K_ALLOC || sr->kind != K_ALLOC)
 		return 1;
 	st.peer_copies++;
 	eng = s->ctx->dev;
@@ -804,6 +977,486 @@ EXPORT CUresult cuEventDestroy_v2(CUevent ev)
 	LOCKED(event_destroy(ev));
 }
 
+/* CUDA IPC: a handle names the owner's memfd, reopened through /proc. */
+static CUresult ipc_get(CUipcMemHandle *h, CUdeviceptr dptr)
+{
+	struct alloc *a = find(dptr, 0);
+	struct ipc_handle ih = { .magic = IPC_MAGIC };
+
+	if (!current)
+		return 201;
+	if (!h || !a || (uintptr_t)a->p != dptr || a->kind != K_ALLOC)
+		return 1;
+	ih.pid = getpid();
+	ih.fd = a->fd;
+	ih.dev = a->dev;
+	ih.size = a->size;
+	memcpy(h, &ih, sizeof(ih));
+	return 0;
+}
+
+EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr dptr)
+{
+	LOCKED(ipc_get(h, dptr));
+}
+
+static CUresult ipc_open(CUdeviceptr *dptr, CUipcMemHandle h,
+			 unsigned int flags)
+{
+	struct ipc_handle ih;
+	struct alloc *a = alloc_slot();
+	char path[64];
+	int fd;
+
+	memcpy(&ih, &h, sizeof(ih));
+	if (!current)
+		return 201;
+	if (ih.magic != IPC_MAGIC || !dptr || flags > 1 || ih.dev < 0 ||
+	    ih.dev >= st.ndevs)
+		return 1;
+	/* The driver opens a handle only in another process. */
+	if (ih.pid == getpid())
+		return 201;
+	if (ih.dev != current->dev && (flags & 1) &&
+	    (path_rule(R_REFUSE, current->dev, ih.dev, OP_WRITE | OP_READ,
+		       P_ALL) ||
+	     path_rule(R_NOENABLE, current->dev, ih.dev, OP_WRITE | OP_READ,
+		       P_IPC)))
+		return 217;
+	if (!a)
+		return 2;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", ih.pid, ih.fd);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 400;
+	if (map_fd(fd, ih.size, NULL, &a->p)) {
+		close(fd);
+		return 2;
+	}
+	close(fd);
+	a->size = ih.size;
+	a->dev = ih.dev;
+	a->kind = K_IPC;
+	/* Without the lazy flag no peer access: a kernel faults (700). */
+	a->access = (flags & 1) || ih.dev == current->dev ?
+		    1u << current->dev : 0;
+	*dptr = (uintptr_t)a->p;
+	return 0;
+}
+
+EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h,
+				      unsigned int flags)
+{
+	LOCKED(ipc_open(dptr, h, flags));
+}
+
+static CUresult ipc_close(CUdeviceptr dptr)
+{
+	struct alloc *a = find(dptr, 0);
+
+	if (!current)
+		return 201;
+	if (!a || (uintptr_t)a->p != dptr || a->kind != K_IPC)
+		return 1;
+	munmap(a->p, a->size);
+	memset(a, 0, sizeof(*a));
+	return 0;
+}
+
+EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+	LOCKED(ipc_close(dptr));
+}
+
+/* cuMem: pinned device memory, location a device ordinal. */
+static int prop_dev(const CUmemAllocationProp *prop)
+{
+	if (!prop || prop->type != 1 || prop->location.type != 1)
+		return -1;
+	return phys(prop->location.id);
+}
+
+static CUresult granularity(size_t *g, const CUmemAllocationProp *prop,
+			    unsigned int option)
+{
+	if (!st.initialized)
+		return 3;
+	if (!g || option > 1 || prop_dev(prop) < 0)
+		return 1;
+	*g = GRANULARITY;
+	return 0;
+}
+
+EXPORT CUresult cuMemGetAllocationGranularity(size_t *g,
+					      const CUmemAllocationProp *prop,
+					      unsigned int option)
+{
+	LOCKED(granularity(g, prop, option));
+}
+
+static struct mem_handle *handle_of(CUmemGenericAllocationHandle h)
+{
+	return h >= 1 && h <= MAX_HANDLES && st.handles[h - 1].used ?
+	       &st.handles[h - 1] : NULL;
+}
+
+static CUresult handle_new(CUmemGenericAllocationHandle *h, int fd, int dev,
+			   size_t size, unsigned int types)
+{
+	int i;
+
+	for (i = 0; i < MAX_HANDLES && st.handles[i].used; i++)
+		;
+	if (i == MAX_HANDLES)
+		return 2;
+	st.handles[i] = (struct mem_handle){ 1, fd, dev, size, types };
+	*h = i + 1;
+	return 0;
+}
+
+static CUresult mem_create(CUmemGenericAllocationHandle *h, size_t size,
+			   const CUmemAllocationProp *prop,
+			   unsigned long long flags)
+{
+	int dev = prop_dev(prop), fd;
+
+	if (!st.initialized)
+		return 3;
+	if (!h || dev < 0 || flags || !size || size % GRANULARITY ||
+	    prop->requestedHandleTypes > 1)
+		return 1;
+	if (memfd_new(dev, size, &fd))
+		return 2;
+	if (handle_new(h, fd, dev, size, prop->requestedHandleTypes)) {
+		close(fd);
+		return 2;
+	}
+	return 0;
+}
+
+EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
+			    const CUmemAllocationProp *prop,
+			    unsigned long long flags)
+{
+	LOCKED(mem_create(h, size, prop, flags));
+}
+
+static CUresult mem_release(CUmemGenericAllocationHandle h)
+{
+	struct mem_handle *m = handle_of(h);
+
+	if (!m)
+		return 1;
+	close(m->fd);
+	memset(m, 0, sizeof(*m));
+	return 0;
+}
+
+EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
+{
+	LOCKED(mem_release(h));
+}
+
+static CUresult mem_export(void *shareable, CUmemGenericAllocationHandle h,
+			   unsigned int type, unsigned long long flags)
+{
+	struct mem_handle *m = handle_of(h);
+	int fd;
+
+	if (!m || !shareable || flags || type != 1)
+		return 1;
+	/* Only the handle types asked for at creation. */
+	if (!(m->types & type))
+		return 801;
+	fd = dup(m->fd);
+	if (fd < 0)
+		return 2;
+	*(int *)shareable = fd;
+	return 0;
+}
+
+EXPORT CUresult cuMemExportToShareableHandle(void *shareable,
+					     CUmemGenericAllocationHandle h,
+					     unsigned int type,
+					     unsigned long long flags)
+{
+	LOCKED(mem_export(shareable, h, type, flags));
+}
+
+static CUresult mem_import(CUmemGenericAllocationHandle *h, void *shareable,
+			   unsigned int type)
+{
+	int fd = (int)(intptr_t)shareable, dup_fd, dev;
+	struct stat sb;
+	CUresult r;
+
+	if (!st.initialized)
+		return 3;
+	if (!h || type != 1 || fstat(fd, &sb) || (dev = memfd_dev(fd)) < 0)
+		return 1;
+	dup_fd = dup(fd);
+	if (dup_fd < 0)
+		return 2;
+	r = handle_new(h, dup_fd, dev, sb.st_size, 1);
+	if (r)
+		close(dup_fd);
+	return r;
+}
+
+EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h,
+					       void *shareable,
+					       unsigned int type)
+{
+	LOCKED(mem_import(h, shareable, type));
+}
+
+static CUresult addr_reserve(CUdeviceptr *ptr, size_t size, size_t align,
+			     CUdeviceptr addr, unsigned long long flags)
+{
+	void *m;
+
+	if (!st.initialized)
+		return 3;
+	if (!ptr || !size || size % GRANULARITY || addr || flags ||
+	    (align && align % GRANULARITY))
+		return 1;
+	m = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 2;
+	*ptr = (uintptr_t)m;
+	return 0;
+}
+
+EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
+				    size_t align, CUdeviceptr addr,
+				    unsigned long long flags)
+{
+	LOCKED(addr_reserve(ptr, size, align, addr, flags));
+}
+
+EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+	LOCKED(!ptr || !size || munmap((void *)(uintptr_t)ptr, size) ? 1 : 0);
+}
+
+static CUresult mem_map(CUdeviceptr ptr, size_t size, size_t offset,
+			CUmemGenericAllocationHandle h,
+			unsigned long long flags)
+{
+	struct mem_handle *m = handle_of(h);
+	struct alloc *a = alloc_slot();
+
+	if (!m || !ptr || flags || offset || size != m->size)
+		return 1;
+	if (find(ptr, 0))
+		return 1;		/* already mapped */
+	if (!a)
+		return 2;
+	if (map_fd(m->fd, size, (void *)(uintptr_t)ptr, &a->p))
+		return 2;
+	a->size = size;
+	a->dev = m->dev;
+	a->kind = K_CUMEM;
+	a->access = 0;		/* nobody, until cuMemSetAccess */
+	return 0;
+}
+
+EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+			 CUmemGenericAllocationHandle h,
+			 unsigned long long flags)
+{
+	LOCKED(mem_map(ptr, size, offset, h, flags));
+}
+
+static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
+{
+	struct alloc *a = find(ptr, 0);
+	void *m;
+
+	if (!a || a->kind != K_CUMEM || (uintptr_t)a->p != ptr ||
+	    a->size != size)
+		return 1;
+	/* Back to a reservation. */
+	m = mmap(a->p, size, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	memset(a, 0, sizeof(*a));
+	return m == MAP_FAILED ? 2 : 0;
+}
+
+EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	LOCKED(mem_unmap(ptr, size));
+}
+
+static CUresult set_access(CUdeviceptr ptr, size_t size,
+			   const CUmemAccessDesc *desc, size_t count)
+{
+	struct alloc *a = find(ptr, size);
+	size_t i;
+	int p;
+
+	if (!a || a->kind != K_CUMEM || !desc || !count)
+		return 1;
+	for (i = 0; i < count; i++) {
+		p = desc[i].location.type == 1 ? phys(desc[i].location.id) : -1;
+		if (p < 0 || (desc[i].flags != 3 && desc[i].flags != 1))
+			return 1;
+		/* Another GPU's memory: only where peer access is possible. */
+		if (p != a->dev &&
+		    (path_rule(R_REFUSE, p, a->dev, OP_WRITE | OP_READ,
+			       P_ALL) ||
+		     path_rule(R_NOENABLE, p, a->dev, OP_WRITE | OP_READ,
+			       P_CUMEM)))
+			return 217;
+		a->access |= 1u << p;
+	}
+	return 0;
+}
+
+EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size,
+			       const CUmemAccessDesc *desc, size_t count)
+{
+	LOCKED(set_access(ptr, size, desc, count));
+}
+
+/* Modules: PTX text only, the entries it declares. */
+static CUresult module_load(CUmodule *mod, const void *image)
+{
+	const char *t = image;
+	int i;
+
+	if (!current)
+		return 201;
+	if (!mod || !t)
+		return 1;
+	if (!strstr(t, ".version ") || !strstr(t, ".target sm_") ||
+	    !strstr(t, ".address_size 64") || !strstr(t, ".entry "))
+		return 218;
+	for (i = 0; i < MAX_MODULES && st.modules[i].used; i++)
+		;
+	if (i == MAX_MODULES)
+		return 2;
+	st.modules[i].used = 1;
+	st.modules[i].has_kernel = !!strstr(t, ".entry " KERNEL_NAME "(");
+	*mod = &st.modules[i];
+	return 0;
+}
+
+EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
+{
+	LOCKED(module_load(mod, image));
+}
+
+static int valid_module(CUmodule m)
+{
+	return m >= st.modules && m < st.modules + MAX_MODULES && m->used;
+}
+
+static CUresult module_fn(CUfunction *f, CUmodule m, const char *name)
+{
+	if (!valid_module(m) || !f || !name)
+		return 400;
+	if (!m->has_kernel || strcmp(name, KERNEL_NAME))
+		return 500;
+	st.funcs[m - st.modules].mod = m;
+	*f = &st.funcs[m - st.modules];
+	return 0;
+}
+
+EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m,
+				    const char *name)
+{
+	LOCKED(module_fn(f, m, name));
+}
+
+static CUresult module_unload(CUmodule m)
+{
+	if (!valid_module(m))
+		return 400;
+	m->used = 0;
+	return 0;
+}
+
+EXPORT CUresult cuModuleUnload(CUmodule m)
+{
+	LOCKED(module_unload(m));
+}
+
+/*
+ * p2pmap_copy_u32(dst, src, n) on @s's device: an illegal address (700,
+ * sticky) where it may not reach; the rules of the path the far side's
+ * memory came by (sm, ipc, cumem).
+ */
+static CUresult launch(CUfunction f, unsigned int gx, unsigned int bx,
+		       CUstream s, void **params)
+{
+	CUdeviceptr dst, src;
+	unsigned long long n;
+	struct alloc *d, *sr, *far;
+	int eng, op, path, i;
+
+	if (!f || f < st.funcs || f >= st.funcs + MAX_MODULES ||
+	    !valid_module(f->mod))
+		return 400;
+	if (!valid_stream(s) || s->ctx != current)
+		return 400;
+	if (!params || !gx || !bx || bx > 1024)
+		return 1;
+	memcpy(&dst, params[0], sizeof(dst));
+	memcpy(&src, params[1], sizeof(src));
+	memcpy(&n, params[2], sizeof(n));
+	d = find(dst, n * 4);
+	sr = find(src, n * 4);
+	eng = s->ctx->dev;
+	for (i = 0; i < 2; i++) {
+		struct alloc *a = i ? sr : d;
+
+		if (!a || (a->kind == K_ALLOC && a->dev != eng &&
+			   !s->ctx->peer[a->dev]) ||
+		    (a->kind != K_ALLOC && !(a->access & (1u << eng)))) {
+			st.sticky = 700;
+			return 700;
+		}
+	}
+	far = d->dev != eng ? d : sr;
+	s->clock_us += DIRECT_US + n * 4 / DIRECT_BPUS;
+	if (far->dev == eng) {
+		memmove(d->p + (dst - (uintptr_t)d->p),
+			sr->p + (src - (uintptr_t)sr->p), n * 4);
+		return 0;
+	}
+	st.kernels++;
+	op = far == d ? OP_WRITE : OP_READ;
+	path = far->kind == K_IPC ? P_IPC : far->kind == K_CUMEM ? P_CUMEM :
+								   P_SM;
+	if (path_rule(R_ERROR, eng, far->dev, op, path)) {
+		st.sticky = 700;
+		return 700;
+	}
+	if (path_rule(R_HANG, eng, far->dev, op, path)) {
+		s->hung = 1;
+		return 0;
+	}
+	if (path_rule(R_FAULT, eng, far->dev, op, path))
+		return 0;
+	if (path_rule(R_WRONG, eng, far->dev, op, path))
+		memset((void *)(uintptr_t)dst, 0, n * 4);
+	else
+		memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n * 4);
+	return 0;
+}
+
+EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
+			       unsigned int gz, unsigned int bx,
+			       unsigned int by, unsigned int bz,
+			       unsigned int shared, CUstream s, void **params,
+			       void **extra)
+{
+	if (gy != 1 || gz != 1 || by != 1 || bz != 1 || shared || extra)
+		return 1;
+	LOCKED(launch(f, gx, bx, s, params));
+}
+
 static const struct {
 	CUresult err;
 	const char *name, *str;
@@ -817,7 +1470,10 @@ static const struct {
 	{ 201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
 	{ 217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
 	  "peer access is not supported between these two devices" },
+	{ 218, "CUDA_ERROR_INVALID_PTX",
+	  "a PTX JIT compilation failed" },
 	{ 400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
+	{ 500, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
 	{ 600, "CUDA_ERROR_NOT_READY",
 	  "device not ready" },
 	{ 700, "CUDA_ERROR_ILLEGAL_ADDRESS",
@@ -828,6 +1484,7 @@ static const struct {
 	  "peer access has not been enabled" },
 	{ 711, "CUDA_ERROR_TOO_MANY_PEERS",
 	  "peer mapping resources exhausted" },
+	{ 801, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
 };
 
 /* Error strings work after a sticky error too, as with the driver. */
@@ -859,12 +1516,20 @@ __attribute__((destructor)) static void stub_report(void)
 {
 	const char *log = getenv("P2PMAP_CUDA_STUB_LOG");
 	int i, j, allocs = 0, ctxs = 0, peers = 0, streams = 0, events = 0;
+	int modules = 0, ipc = 0, maps = 0, handles = 0;
 	FILE *f;
 
 	if (!log || !(f = fopen(log, "a")))
 		return;
-	for (i = 0; i < MAX_ALLOCS; i++)
-		allocs += !!st.allocs[i].p;
+	for (i = 0; i < MAX_ALLOCS; i++) {
+		allocs += st.allocs[i].p && st.allocs[i].kind == K_ALLOC;
+		ipc += st.allocs[i].p && st.allocs[i].kind == K_IPC;
+		maps += st.allocs[i].p && st.allocs[i].kind == K_CUMEM;
+	}
+	for (i = 0; i < MAX_MODULES; i++)
+		modules += st.modules[i].used;
+	for (i = 0; i < MAX_HANDLES; i++)
+		handles += st.handles[i].used;
 	for (i = 0; i < MAX_DEVS; i++) {
 		ctxs += st.ctx[i].retained;
 		for (j = 0; j < MAX_DEVS; j++)
@@ -874,8 +1539,8 @@ __attribute__((destructor)) static void stub_report(void)
 		streams += !!st.streams[i].ctx;
 	for (i = 0; i < MAX_EVENTS; i++)
 		events += st.events[i].used;
-	fprintf(f, "allocations=%d contexts=%d peers=%d streams=%d events=%d peer_copies=%lu staged=%lu\n",
+	fprintf(f, "allocations=%d contexts=%d peers=%d streams=%d events=%d peer_copies=%lu staged=%lu modules=%d ipc_open=%d mappings=%d handles=%d kernels=%lu\n",
 		allocs, ctxs, peers, streams, events, st.peer_copies,
-		st.staged);
+		st.staged, modules, ipc, maps, handles, st.kernels);
 	fclose(f);
 }

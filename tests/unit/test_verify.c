@@ -18,6 +18,7 @@
 #include "json_check.h"
 #include "tap.h"
 #include "verify.h"
+#include "verify_paths.h"
 
 /* The fake driver: two devices, "device memory" is host memory. */
 static struct CUctx_st { int dev; } ctxs[2] = { { 0 }, { 1 } };
@@ -157,7 +158,7 @@ static char *render(const struct verify_result *r, size_t n, bool json,
 static void direction(struct verify_result *r, int from, int to,
 		      enum verify_verdict w, enum verify_verdict rd)
 {
-	int op;
+	int op, p;
 
 	memset(r, 0, sizeof(*r));
 	r->from = &gpus[from];
@@ -171,6 +172,31 @@ static void direction(struct verify_result *r, int from, int to,
 		r->op[op].copy.data_ok = r->op[op].verdict == VERIFY_WORKS;
 	}
 	r->verdict = w > rd ? w : rd;
+	/* Every path ran and said the same: the copy engine decides. */
+	r->decided_by = VERIFY_PATH_COPY;
+	for (p = 0; p < VERIFY_NR_PATHS; p++) {
+		r->path[p].ran = true;
+		r->path[p].verdict = r->verdict;
+		memcpy(r->path[p].op, r->op, sizeof(r->op));
+	}
+}
+
+/* Path @p of @r says @v on both operations, the rest as they were. */
+static void path_says(struct verify_result *r, enum verify_path p,
+		      enum verify_verdict v)
+{
+	int op;
+
+	r->path[p].verdict = v;
+	for (op = 0; op < VERIFY_NR_OPS; op++) {
+		r->path[p].op[op].verdict = v;
+		r->path[p].op[op].copy.data_ok = v == VERIFY_WORKS;
+	}
+	if (v > r->verdict) {
+		r->verdict = v;
+		r->decided_by = p;
+		memcpy(r->op, r->path[p].op, sizeof(r->op));
+	}
 }
 
 static void test_decide(void)
@@ -320,7 +346,7 @@ static void test_caches(void)
 	direction(&r[0], 0, 1, VERIFY_WORKS, VERIFY_WORKS);
 	direction(&r[1], 1, 0, VERIFY_WORKS, VERIFY_WRONG_DATA);
 	f = open_memstream(&buf, &len);
-	verify_cache_render(f, r, 2, 2);
+	verify_cache_render(f, r, 2, 2, VERIFY_VLLM);
 	fclose(f);
 	tap_ok(!strcmp(buf, "{\n    \"0->0\": true,\n    \"0->1\": false,\n    \"1->0\": false,\n    \"1->1\": true\n}"),
 	       "cache: json.dump(indent=4) bytes, a pair true only both ways");
@@ -328,11 +354,32 @@ static void test_caches(void)
 	buf = NULL;
 	direction(&r[1], 1, 0, VERIFY_WORKS, VERIFY_WORKS);
 	f = open_memstream(&buf, &len);
-	verify_cache_render(f, r, 2, 2);
+	verify_cache_render(f, r, 2, 2, VERIFY_VLLM);
 	fclose(f);
 	tap_ok(strstr(buf, "\"0->1\": true") && strstr(buf, "\"1->0\": true"),
 	       "cache: both directions work: true both ways");
 	free(buf);
+	/* The copy engine works both ways; IPC does not one way. */
+	buf = NULL;
+	path_says(&r[1], VERIFY_PATH_IPC, VERIFY_WRONG_DATA);
+	f = open_memstream(&buf, &len);
+	verify_cache_render(f, r, 2, 2, VERIFY_SGLANG);
+	fclose(f);
+	tap_ok(strstr(buf, "\"0->1\": false") && strstr(buf, "\"1->0\": false"),
+	       "cache: the copy engine works both ways, IPC not one way: false (the framework's check uses IPC)");
+	free(buf);
+	tap_ok(verify_fw_works(&r[1], VERIFY_FW_NCCL) == 1 &&
+	       verify_fw_works(&r[1], VERIFY_FW_VLLM) == 0 &&
+	       verify_fw_works(&r[1], VERIFY_FW_SGLANG) == 0,
+	       "frameworks: IPC broken: NCCL works (cuMem), vLLM and SGLang do not");
+	path_says(&r[1], VERIFY_PATH_CUMEM, VERIFY_FAULTED);
+	tap_ok(verify_fw_works(&r[1], VERIFY_FW_NCCL) == 0,
+	       "frameworks: cuMem and IPC broken: NCCL does not work either");
+	r[1].path[VERIFY_PATH_IPC].ran = false;
+	r[1].path[VERIFY_PATH_CUMEM].ran = false;
+	tap_ok(verify_fw_works(&r[1], VERIFY_FW_NCCL) == -1 &&
+	       verify_cache_untested(VERIFY_VLLM, r, 2),
+	       "frameworks: a path not run: not known, no cache written");
 
 	setenv("HOME", "/home/u/", 1);
 	tap_ok(!py_expanduser("~", path, sizeof(path)) && !strcmp(path, "/home/u") &&

@@ -94,18 +94,25 @@ tap $? "12 directions, summary line"
 # too; the hung one is killed first).  A child without a CUDA error must
 # have freed, released, destroyed and disabled all it took, and no copy
 # may have been staged through the host.
+# Four paths (verify_paths.h) per operation; ipc and cumem fork an owner
+# process each, which logs too.
 python3 - "$tmp/stub.log" <<'PY'
 import re, sys
 lines = [dict(kv.split("=") for kv in l.split()) for l in open(sys.argv[1])]
-assert len(lines) == 1 + 24 - 1, len(lines)
+# the enumeration, 12 x 4 x 2 children less the 4 of 3 -> 2's read that
+# were killed, 12 x 2 x 2 owners less the 2 that died with them
+assert len(lines) == 1 + 96 - 4 + 48 - 2, len(lines)
 clean = [l for l in lines if l["allocations"] == "0"]
 dirty = [l for l in lines if l["allocations"] != "0"]
-assert len(dirty) == 2, dirty          # the two 700s: the context is lost
-assert all(l["contexts"] == l["peers"] == l["streams"] == "0" for l in clean)
+assert len(dirty) == 8, dirty          # the 700s of 2 -> 1 on every path
+held = ("contexts", "peers", "streams", "modules", "ipc_open", "mappings",
+        "handles")
+assert all(l[k] == "0" for l in clean for k in held), clean
 assert all(l["staged"] == "0" for l in lines)
 assert sum(int(l["peer_copies"]) for l in lines) == 19  # 24 - 4 refused - 1 killed
+assert sum(int(l["kernels"]) for l in lines) > 0
 PY
-tap $? "each child frees all it took, disables peer access, stages nothing"
+tap $? "each child and each owner frees all it took (memory, IPC mappings, cuMem handles, modules), disables peer access, stages nothing"
 
 cache=$HOME/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json
 sglang=$HOME/.cache/sglang/gpu_p2p_access_cache_for_0,1,2,3.json
@@ -453,10 +460,84 @@ done < <(sed -n 's/^warn  log\.\([0-9a-f:.]*\)>\([0-9a-f:.]*\): .*/\1>\2/p' \
 [ "$rc" = 0 ] && [ "$n" = 3 ]
 tap $? "... the $n directions that faulted in doctor's log before p2pmap now work"
 
+# The paths beyond the copy engine (user/verify/verify_paths.h).  The
+# stub first: each misuse fails as the driver fails it.
+cc -I"$top/user/verify" -o "$tmp/selftest" "$top/tests/cuda-stub/selftest.c" \
+	"$top/user/verify/cuda.c" "$top/user/verify/cuda_errors.c" -ldl 2>>"$tmp/build.log"
+P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0" P2PMAP_CUDA_STUB_LOG= \
+	LD_LIBRARY_PATH=$stubdir "$tmp/selftest" >"$tmp/selftest.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/selftest.out"
+[ $rc = 0 ] && [ "$(grep -c '^ok ' "$tmp/selftest.out")" = 7 ]
+tap $? "the stub fails misuse as the driver does: an IPC handle in its own process, not PTX, no entry, cuMem size and handle type, a mapping without access (700, sticky)"
+
+# Copy engine and SMs work 0 -> 1; the IPC path faults (its counter
+# grows, its data do not arrive): NCCL still works (cuMem), vLLM and
+# SGLang do not (their check and all-reduce use IPC), and their caches
+# say false for the pair.
+printf '0->1:write@ipc 2 9\n0->1:read@ipc 9 9\n' >"$tmp/ipcfaults"
+P2PMAP_CUDA_STUB="$devs;fault=0->1:w@ipc" P2PMAP_VERIFY_FAULTS_FILE=$tmp/ipcfaults \
+	HOME=$tmp/ipchome run ipc verify --devices 0,1 --size 64K --vllm-cache --sglang-cache
+{
+	echo "$g0 -> $g1: faulted [via ipc: write: faulted (p2pmap fault counter 2 -> 9, data wrong); read: works]"
+	echo "  paths: copy works, sm works, ipc faulted, cumem works"
+	echo "  works for: NCCL; not for: vLLM, SGLang"
+	echo "$g1 -> $g0: works"
+	echo "verify: 2 directions, 1 work"
+	echo "vllm cache: $tmp/ipchome/.cache/vllm/gpu_p2p_access_cache_for_0,1.json (read by vLLM only with VLLM_SKIP_P2P_CHECK=0)"
+	echo "sglang cache: $tmp/ipchome/.cache/sglang/gpu_p2p_access_cache_for_0,1.json (read by SGLang unless SGLANG_SKIP_P2P_CHECK=1)"
+} >"$tmp/ipc.want"
+diff -u "$tmp/ipc.want" "$tmp/ipc.out" >"$tmp/ipc.diff" && [ "$(cat "$tmp/ipc.rc")" = 1 ] &&
+	python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); assert not c["0->1"] and not c["1->0"]' \
+		"$tmp/ipchome/.cache/vllm/gpu_p2p_access_cache_for_0,1.json"
+tap $? "copy works, IPC faults: faulted, each path's verdict, works for NCCL only, caches false, exit 1"
+sed 's/^/# /' "$tmp/ipc.diff" | head -10
+P2PMAP_CUDA_STUB="$devs;fault=0->1:w@ipc" P2PMAP_VERIFY_FAULTS_FILE=$tmp/ipcfaults \
+	run ipcj verify --devices 0,1 --size 64K --json
+python3 - "$tmp/ipcj.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["directions"][0]
+assert d["verdict"] == "faulted" and d["decided_by"] == "ipc", d
+assert {k: v["verdict"] for k, v in d["paths"].items()} == \
+    {"copy": "works", "sm": "works", "ipc": "faulted", "cumem": "works"}
+assert d["paths"]["ipc"]["write"]["faults_after"] == 9
+assert d["write"]["verdict"] == "faulted" and d["read"]["verdict"] == "works"
+assert d["frameworks"] == {"nccl": True, "vllm": False, "sglang": False}
+PY
+tap $? "--json: paths, decided_by, frameworks"
+
+# cuMem broken alone: NCCL falls back to IPC (NCCL_CUMEM_ENABLE=0), so
+# every framework works; SMs broken (a sticky 700 in that process only):
+# none does, though the copy engine works.
+P2PMAP_CUDA_STUB="$devs;wrong=1->0:r@cumem" run cumem verify --devices 0,1 --size 4K
+grep -qxF "  paths: copy works, sm works, ipc works, cumem wrong data" "$tmp/cumem.out" &&
+	grep -qxF "  works for: NCCL, vLLM, SGLang" "$tmp/cumem.out"
+tap $? "cuMem broken alone: every framework still works (NCCL over IPC)"
+rm -f "$tmp/stub.log"
+P2PMAP_CUDA_STUB="$devs;error=0->1@sm" run smerr verify --devices 0,1 --size 4K
+grep -qxF "$g0 -> $g1: error (via sm: cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered)" "$tmp/smerr.out" &&
+	grep -qxF "  paths: copy works, sm error, ipc works, cumem works" "$tmp/smerr.out" &&
+	grep -qxF "  not for: NCCL, vLLM, SGLang" "$tmp/smerr.out" &&
+	[ "$(grep -c 'allocations=[1-9]' "$tmp/stub.log")" = 2 ]
+tap $? "the SMs' path broken (700): no framework works; the sticky error stays in its two processes"
+
+# --paths: fewer paths; the caches need the paths their framework uses.
+P2PMAP_CUDA_STUB="$devs;fault=0->1:w@ipc" run only verify --devices 0,1 --size 4K --paths copy,sm --vllm-cache
+grep -qxF "$g0 -> $g1: works" "$tmp/only.out" && ! grep -q "paths:" "$tmp/only.out" &&
+	[ "$(cat "$tmp/only.rc")" = 1 ] &&
+	grep -qF "not writing the vLLM cache: --paths leaves out a path it uses (sm and ipc)" "$tmp/only.err"
+tap $? "--paths copy,sm: those two only; no vLLM cache without the IPC path (exit 1, said)"
+rc=0
+for bad in "" "copy,copy" "nvlink" "all,sm"; do
+	run badpaths verify --paths "$bad"
+	[ "$(cat "$tmp/badpaths.rc")" = 2 ] || { rc=1; echo "# --paths '$bad': $(cat "$tmp/badpaths.rc")"; }
+done
+tap $rc "--paths: empty, twice, unknown, all with more: exit 2"
+
 # Every --json document above, results and failures: "schema": 1 first,
 # each string field and enum value as user/JSON.md lists it (verdicts in
 # snake_case: peer_access_refused, wrong_data).
-python3 "$top/tests/unit/json_lint.py" verify "$tmp"/{json,order2,nofilejson,dev5j,bwok,nobw,nodev-j,usage-j,range-j,onedevj}.out
+python3 "$top/tests/unit/json_lint.py" verify "$tmp"/{json,order2,nofilejson,dev5j,bwok,nobw,nodev-j,usage-j,range-j,onedevj,ipcj}.out
 tap $? "every --json document: \"schema\": 1 first, fields and enum values as JSON.md lists them"
 
 tap_done

@@ -25,8 +25,9 @@
 #include "pciaddr.h"
 #include "verify.h"
 #include "verify_faults.h"
+#include "verify_paths.h"
 
-#define VERIFY_USAGE "usage: p2pmap verify [--devices LIST] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]"
+#define VERIFY_USAGE "usage: p2pmap verify [--devices LIST] [--paths LIST] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]"
 
 /* "0,1,3": CUDA indices, distinct. */
 /* "GPU-" and 32 hex digits in nvidia-smi's 8-4-4-4-12 groups. */
@@ -132,8 +133,36 @@ struct verify_opts {
 	size_t nspec;
 	uint64_t size;
 	unsigned int timeout;
+	unsigned int paths;		/* bit per enum verify_path */
 	bool json, vllm, sglang, bandwidth;
 };
+
+/* --paths: "all", or path names (verify_paths.h), comma-separated. */
+static int parse_paths(const char *s, unsigned int *mask)
+{
+	char tok[16];
+	size_t len;
+	int p;
+
+	*mask = 0;
+	if (!strcmp(s, "all")) {
+		*mask = (1u << VERIFY_NR_PATHS) - 1;
+		return 0;
+	}
+	for (;;) {
+		len = strcspn(s, ",");
+		if (!len || len >= sizeof(tok))
+			return -1;
+		snprintf(tok, sizeof(tok), "%.*s", (int)len, s);
+		p = verify_path_parse(tok);
+		if (p < 0 || (*mask & (1u << p)))
+			return -1;
+		*mask |= 1u << p;
+		if (!s[len])
+			return 0;
+		s += len + 1;
+	}
+}
 
 static int parse_timeout(const char *s, unsigned int *t)
 {
@@ -190,6 +219,7 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->size = VERIFY_SIZE_DEFAULT;
 	o->timeout = VERIFY_TIMEOUT_DEFAULT;
+	o->paths = (1u << VERIFY_NR_PATHS) - 1;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			o->json = true;
@@ -203,6 +233,12 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 			if (parse_devices(argv[++i], o->spec, &o->nspec) ||
 			    o->nspec < 2) {
 				verr("p2pmap: invalid --devices \"%s\" (two or more CUDA ordinals, PCI addresses or GPU UUIDs, e.g. 0,1)\n",
+					argv[i]);
+				return -1;
+			}
+		} else if (!strcmp(argv[i], "--paths") && i + 1 < argc) {
+			if (parse_paths(argv[++i], &o->paths)) {
+				verr("p2pmap: invalid --paths \"%s\" (all, or copy, sm, ipc, cumem, comma-separated, each once)\n",
 					argv[i]);
 				return -1;
 			}
@@ -230,6 +266,7 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 /* The children: everything CUDA happens there. */
 struct copy_arg {
 	int from, to;
+	enum verify_path path;
 	enum verify_op op;
 	uint64_t size;
 };
@@ -244,7 +281,11 @@ static void copy_child(void *arg, void *out)
 	memset(c, 0, sizeof(*c));
 	if (!cuda_child_load(&api, &fe))
 		return;
-	verify_copy_run(&api, a->from, a->to, a->op, a->size, c);
+	if (a->path == VERIFY_PATH_COPY)
+		verify_copy_run(&api, a->from, a->to, a->op, a->size, c);
+	else
+		verify_path_run(&api, a->path, a->from, a->to, a->op, a->size,
+				c);
 	cuda_unload(&api);
 }
 
@@ -280,6 +321,12 @@ static const struct verify_result *reverse(const struct verify_result *r,
 	return NULL;
 }
 
+static bool copy_works(const struct verify_result *r)
+{
+	return r->path[VERIFY_PATH_COPY].ran &&
+	       r->path[VERIFY_PATH_COPY].verdict == VERIFY_WORKS;
+}
+
 /*
  * --bandwidth, after every verdict is in: only directions that work are
  * timed (a broken one could fault or hang again); both at once for the
@@ -295,12 +342,13 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (r[i].verdict != VERIFY_WORKS)
+		/* The copy engine's numbers: where it works. */
+		if (!copy_works(&r[i]))
 			continue;
 		rev = reverse(r, n, &r[i]);
 		arg.from = r[i].from->index;
 		arg.to = r[i].to->index;
-		arg.bidir = rev && rev > &r[i] && rev->verdict == VERIFY_WORKS;
+		arg.bidir = rev && rev > &r[i] && copy_works(rev);
 		st = isolate_run(bw_child, &arg, &r[i].bw, sizeof(r[i].bw),
 				 o->timeout, r[i].bw_error,
 				 sizeof(r[i].bw_error));
@@ -408,36 +456,42 @@ static int select_gpus(const struct verify_opts *o, struct verify_gpu *all,
 	return n;
 }
 
-/* One operation of one direction: counters around its child. */
+/* One operation of one path of one direction: counters around its child. */
 static void run_op(const struct verify_opts *o, struct verify_faults *faults,
-		   struct verify_result *r, enum verify_op op)
+		   struct verify_result *r, enum verify_path path,
+		   enum verify_op op)
 {
-	struct verify_op_result *res = &r->op[op];
+	struct verify_op_result *res = &r->path[path].op[op];
 	struct copy_arg arg = {
-		.from = r->from->index, .to = r->to->index, .op = op,
-		.size = o->size,
+		.from = r->from->index, .to = r->to->index, .path = path,
+		.op = op, .size = o->size,
 	};
 	enum isolate_status st;
 
-	res->has_before = faults->read(faults, r->from, r->to, op, false,
-				       &res->faults_before);
+	res->has_before = faults->read(faults, r->from, r->to, path, op,
+				       false, &res->faults_before);
 	st = isolate_run(copy_child, &arg, &res->copy, sizeof(res->copy),
 			 o->timeout, res->child_error,
 			 sizeof(res->child_error));
 	if (st != ISOLATE_OK)
 		memset(&res->copy, 0, sizeof(res->copy));
 	res->hung = st == ISOLATE_TIMEOUT;
-	res->has_after = faults->read(faults, r->from, r->to, op, true,
+	res->has_after = faults->read(faults, r->from, r->to, path, op, true,
 				      &res->faults_after);
 	res->verdict = verify_decide(res);
 }
 
+/*
+ * Every path asked for, in order; the direction's verdict is the worst,
+ * explained by the first path that has it (the copy engine on a tie).
+ */
 static void run_direction(const struct verify_opts *o,
 			  struct verify_faults *faults,
 			  const struct verify_gpu *from,
 			  const struct verify_gpu *to, struct verify_result *r)
 {
-	int op;
+	struct verify_path_result *pr;
+	int op, p;
 
 	memset(r, 0, sizeof(*r));
 	r->from = from;
@@ -445,21 +499,38 @@ static void run_direction(const struct verify_opts *o,
 	r->size = o->size;
 	r->timeout = o->timeout;
 	r->verdict = VERIFY_WORKS;
-	for (op = 0; op < VERIFY_NR_OPS; op++) {
-		run_op(o, faults, r, op);
-		if (r->op[op].verdict > r->verdict)
-			r->verdict = r->op[op].verdict;
+	r->decided_by = VERIFY_NR_PATHS;
+	for (p = 0; p < VERIFY_NR_PATHS; p++) {
+		if (!(o->paths & (1u << p)))
+			continue;
+		pr = &r->path[p];
+		pr->ran = true;
+		pr->verdict = VERIFY_WORKS;
+		for (op = 0; op < VERIFY_NR_OPS; op++) {
+			run_op(o, faults, r, p, op);
+			if (pr->op[op].verdict > pr->verdict)
+				pr->verdict = pr->op[op].verdict;
+		}
+		if (r->decided_by == VERIFY_NR_PATHS ||
+		    pr->verdict > r->verdict) {
+			r->verdict = pr->verdict;
+			r->decided_by = p;
+		}
 	}
+	memcpy(r->op, r->path[r->decided_by].op, sizeof(r->op));
 }
 
 static bool ran_blind(const struct verify_result *r)
 {
-	int op;
+	int op, p;
 
-	for (op = 0; op < VERIFY_NR_OPS; op++)
-		if (r->op[op].copy.data_checked &&
-		    !(r->op[op].has_before && r->op[op].has_after))
-			return true;
+	for (p = 0; p < VERIFY_NR_PATHS; p++)
+		for (op = 0; op < VERIFY_NR_OPS; op++)
+			if (r->path[p].ran &&
+			    r->path[p].op[op].copy.data_checked &&
+			    !(r->path[p].op[op].has_before &&
+			      r->path[p].op[op].has_after))
+				return true;
 	return false;
 }
 
@@ -479,6 +550,8 @@ static const char *write_cache(enum verify_framework fw,
 	const char *name = fw == VERIFY_VLLM ? "vLLM" : "SGLang";
 	char why[512];
 
+	if (!order_problem)
+		order_problem = verify_cache_untested(fw, r, n);
 	if (order_problem) {
 		fprintf(stderr, "p2pmap verify: not writing the %s cache: %s\n",
 			name, order_problem);
@@ -491,7 +564,7 @@ static const char *write_cache(enum verify_framework fw,
 			name, why);
 		return NULL;
 	}
-	if (verify_cache_write(path, r, n, ngpus))
+	if (verify_cache_write(path, r, n, ngpus, fw))
 		return NULL;
 	if (cache_record_write(fw == VERIFY_VLLM ? "vllm" : "sglang", path,
 			       sel, ngpus, order && !strcmp(order, "PCI_BUS_ID") ?

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "caches.h"
+#include "verify_paths.h"
 
 #define CACHE_PREFIX	"gpu_p2p_access_cache_for_"
 
@@ -159,19 +160,36 @@ const char *verify_order_problem(const char *order, const char *visible,
 	return NULL;
 }
 
+/* The framework's own paths (its check opens a peer buffer over IPC). */
+static enum verify_fw fw_of(enum verify_framework fw)
+{
+	return fw == VERIFY_VLLM ? VERIFY_FW_VLLM : VERIFY_FW_SGLANG;
+}
+
 static bool works(const struct verify_result *r, size_t n, unsigned int a,
-		  unsigned int b)
+		  unsigned int b, enum verify_framework fw)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (r[i].from->pos == a && r[i].to->pos == b)
-			return r[i].verdict == VERIFY_WORKS;
+			return verify_fw_works(&r[i], fw_of(fw)) == 1;
 	return false;
 }
 
+const char *verify_cache_untested(enum verify_framework fw,
+				  const struct verify_result *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (verify_fw_works(&r[i], fw_of(fw)) < 0)
+			return "--paths leaves out a path it uses (sm and ipc): its cache would not say what it will do";
+	return NULL;
+}
+
 void verify_cache_render(FILE *f, const struct verify_result *r, size_t n,
-			 size_t ngpus)
+			 size_t ngpus, enum verify_framework fw)
 {
 	unsigned int a, b;
 	bool v;
@@ -180,7 +198,8 @@ void verify_cache_render(FILE *f, const struct verify_result *r, size_t n,
 	for (a = 0; a < ngpus; a++) {
 		for (b = 0; b < ngpus; b++) {
 			/* Symmetric: the two ranks of a pair must agree. */
-			v = a == b || (works(r, n, a, b) && works(r, n, b, a));
+			v = a == b || (works(r, n, a, b, fw) &&
+				       works(r, n, b, a, fw));
 			fprintf(f, "%s\n    \"%u->%u\": %s", a || b ? "," : "",
 				a, b, v ? "true" : "false");
 		}
@@ -206,7 +225,7 @@ int verify_mkdirs(const char *dir)
 }
 
 int verify_cache_write(const char *path, const struct verify_result *r,
-		       size_t n, size_t ngpus)
+		       size_t n, size_t ngpus, enum verify_framework fw)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX + 16], *slash;
 	FILE *f;
@@ -232,7 +251,7 @@ int verify_cache_write(const char *path, const struct verify_result *r,
 		}
 		return -1;
 	}
-	verify_cache_render(f, r, n, ngpus);
+	verify_cache_render(f, r, n, ngpus, fw);
 	if (fflush(f) || fsync(fileno(f)) || ferror(f)) {
 		fprintf(stderr, "p2pmap: verify: %s: %s\n", tmp,
 			strerror(errno));

@@ -67,9 +67,18 @@ int verify_cache_path(enum verify_framework fw, const struct verify_gpu *gpus,
 const char *verify_order_problem(const char *order, const char *visible,
 				 const struct verify_gpu *all, int count);
 
-/* The file's bytes, as json.dump(cache, f, indent=4) writes them. */
+/*
+ * The file's bytes, as json.dump(cache, f, indent=4) writes them.  A
+ * direction is true when the paths @fw uses worked (verify_fw_works():
+ * IPC and the SMs' loads and stores, what its check and its custom
+ * all-reduce do), the copy engine alone is not enough.
+ */
 void verify_cache_render(FILE *f, const struct verify_result *r, size_t n,
-			 size_t ngpus);
+			 size_t ngpus, enum verify_framework fw);
+
+/* Why @fw's cache cannot be written from @r (a path not run), or NULL. */
+const char *verify_cache_untested(enum verify_framework fw,
+				  const struct verify_result *r, size_t n);
 
 /* mkdir -p @dir, mode 0755: 0, or -1 with errno set. */
 int verify_mkdirs(const char *dir);
@@ -77,6 +86,6 @@ int verify_mkdirs(const char *dir);
 /* Render into @path atomically (a temporary file renamed), mode 0644,
  * creating the directories.  Returns 0, or -1 after printing why. */
 int verify_cache_write(const char *path, const struct verify_result *r,
-		       size_t n, size_t ngpus);
+		       size_t n, size_t ngpus, enum verify_framework fw);
 
 #endif /* P2PMAP_VERIFY_CACHES_H */

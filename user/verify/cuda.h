@@ -25,6 +25,7 @@ typedef unsigned long long CUdeviceptr;
 typedef struct CUuuid_st {
 	char bytes[16];
 } CUuuid;
+#include "cuda_types.h"
 #endif
 
 #define CUDA_SUCCESS_				0
@@ -32,6 +33,13 @@ typedef struct CUuuid_st {
 #define CUDA_ERR_NO_DEVICE			100
 #define CUDA_ERR_PEER_ACCESS_UNSUPPORTED	217
 #define CUDA_ERR_PEER_ACCESS_ALREADY_ENABLED	704
+#define CUDA_ERR_ILLEGAL_ADDRESS		700
+#define CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS_	0x1
+#define CU_MEM_ALLOCATION_TYPE_PINNED_		0x1
+#define CU_MEM_HANDLE_TYPE_POSIX_FD_		0x1
+#define CU_MEM_LOCATION_TYPE_DEVICE_		0x1
+#define CU_MEM_ACCESS_FLAGS_PROT_READWRITE_	0x3
+#define CU_MEM_ALLOC_GRANULARITY_MINIMUM_	0x0
 
 /*
  * The entry points: X(field, symbol, arguments), in the order cuda_load()
@@ -77,7 +85,53 @@ typedef struct CUuuid_st {
 	X(EventDestroy, cuEventDestroy_v2, (CUevent ev))		\
 	X(GetErrorName, cuGetErrorName, (CUresult err, const char **str)) \
 	X(GetErrorString, cuGetErrorString,				\
-	  (CUresult err, const char **str))
+	  (CUresult err, const char **str))				\
+	CUDA_PATH_SYMBOLS(X)
+
+/*
+ * The other paths (verify_paths.h): a kernel loaded from PTX, CUDA IPC
+ * handles, cuMem allocations shared as file descriptors.
+ */
+#define CUDA_PATH_SYMBOLS(X)						\
+	X(ModuleLoadData, cuModuleLoadData,				\
+	  (CUmodule *module, const void *image))			\
+	X(ModuleGetFunction, cuModuleGetFunction,			\
+	  (CUfunction *fn, CUmodule module, const char *name))		\
+	X(ModuleUnload, cuModuleUnload, (CUmodule module))		\
+	X(LaunchKernel, cuLaunchKernel,					\
+	  (CUfunction f, unsigned int gx, unsigned int gy,		\
+	   unsigned int gz, unsigned int bx, unsigned int by,		\
+	   unsigned int bz, unsigned int shared, CUstream stream,	\
+	   void **params, void **extra))				\
+	X(IpcGetMemHandle, cuIpcGetMemHandle,				\
+	  (CUipcMemHandle *handle, CUdeviceptr dptr))			\
+	X(IpcOpenMemHandle, cuIpcOpenMemHandle_v2,			\
+	  (CUdeviceptr *dptr, CUipcMemHandle handle, unsigned int flags)) \
+	X(IpcCloseMemHandle, cuIpcCloseMemHandle, (CUdeviceptr dptr))	\
+	X(MemGetAllocationGranularity, cuMemGetAllocationGranularity,	\
+	  (size_t *granularity, const CUmemAllocationProp *prop,	\
+	   CUmemAllocationGranularity_flags option))			\
+	X(MemCreate, cuMemCreate,					\
+	  (CUmemGenericAllocationHandle *handle, size_t size,		\
+	   const CUmemAllocationProp *prop, unsigned long long flags))	\
+	X(MemRelease, cuMemRelease, (CUmemGenericAllocationHandle handle)) \
+	X(MemExportToShareableHandle, cuMemExportToShareableHandle,	\
+	  (void *shareable, CUmemGenericAllocationHandle handle,	\
+	   CUmemAllocationHandleType type, unsigned long long flags))	\
+	X(MemImportFromShareableHandle, cuMemImportFromShareableHandle,	\
+	  (CUmemGenericAllocationHandle *handle, void *shareable,	\
+	   CUmemAllocationHandleType type))				\
+	X(MemAddressReserve, cuMemAddressReserve,			\
+	  (CUdeviceptr *ptr, size_t size, size_t alignment,		\
+	   CUdeviceptr addr, unsigned long long flags))			\
+	X(MemAddressFree, cuMemAddressFree, (CUdeviceptr ptr, size_t size)) \
+	X(MemMap, cuMemMap,						\
+	  (CUdeviceptr ptr, size_t size, size_t offset,			\
+	   CUmemGenericAllocationHandle handle, unsigned long long flags)) \
+	X(MemUnmap, cuMemUnmap, (CUdeviceptr ptr, size_t size))	\
+	X(MemSetAccess, cuMemSetAccess,					\
+	  (CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,	\
+	   size_t count))
 
 /*
  * Older drivers lack cuDevicePrimaryCtxRelease_v2, cuDeviceGetUuid_v2

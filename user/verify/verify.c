@@ -7,6 +7,7 @@
 
 #include "json.h"
 #include "verify.h"
+#include "verify_paths.h"
 #include "bandwidth.h"
 
 
@@ -143,7 +144,7 @@ void verify_format_uuid(const CUuuid *u, char out[VERIFY_UUID_LEN])
 }
 
 /* A pattern that differs per direction, operation and 8-byte word. */
-static void fill_pattern(unsigned char *buf, uint64_t size, uint64_t seed)
+void verify_fill_pattern(unsigned char *buf, uint64_t size, uint64_t seed)
 {
 	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1, i;
 
@@ -241,7 +242,7 @@ void verify_copy_run(const struct cuda_api *api, int from, int to,
 		c->cuda_code = -1;
 		goto out;
 	}
-	fill_pattern(want, size, (uint64_t)from << 17 | (uint64_t)to << 1 | op);
+	verify_fill_pattern(want, size, (uint64_t)from << 17 | (uint64_t)to << 1 | op);
 	for (i = 0; i < size; i++)
 		other[i] = ~want[i];
 
@@ -353,27 +354,79 @@ static void put_verdict(FILE *f, enum verify_verdict v, const char *detail)
 		fprintf(f, " (%s)", detail);
 }
 
+/* The frameworks in group @w: 0 works for, 1 does not, 2 not tested. */
+static bool fw_in(const struct verify_result *r, int fw, int w)
+{
+	int k = verify_fw_works(r, fw);
+
+	return w == 0 ? k == 1 : w == 1 ? k == 0 : k < 0;
+}
+
+/*
+ * "  paths: copy works, sm works, ipc wrong data, cumem works" and
+ * "  works for: NCCL; not for: vLLM, SGLang", when the paths disagree.
+ */
+static void format_paths(FILE *f, const struct verify_result *r)
+{
+	static const char * const head[3] = {
+		"works for", "not for", "not tested for",
+	};
+	int p, fw, w, n, groups = 0;
+
+	fputs("  paths:", f);
+	for (p = 0, n = 0; p < VERIFY_NR_PATHS; p++)
+		if (r->path[p].ran)
+			fprintf(f, "%s %s %s", n++ ? "," : "",
+				verify_path_name(p),
+				verify_verdict_name(r->path[p].verdict));
+	fputs("\n  ", f);
+	for (w = 0; w < 3; w++) {
+		for (fw = 0, n = 0; fw < VERIFY_NR_FW; fw++) {
+			if (!fw_in(r, fw, w))
+				continue;
+			if (!n++)
+				fprintf(f, "%s%s: ", groups++ ? "; " : "",
+					head[w]);
+			else
+				fputs(", ", f);
+			fputs(verify_fw_name(fw), f);
+		}
+	}
+	fputc('\n', f);
+}
+
 void verify_format_result(FILE *f, const struct verify_result *r)
 {
 	const struct verify_op_result *w = &r->op[VERIFY_WRITE];
 	const struct verify_op_result *rd = &r->op[VERIFY_READ];
 	char dw[2 * VERIFY_ERR_LEN], dr[2 * VERIFY_ERR_LEN];
+	char via[24] = "";
 
 	op_detail(w, r->timeout, r->size, dw, sizeof(dw));
 	op_detail(rd, r->timeout, r->size, dr, sizeof(dr));
+	/* The copy engine explains it unless another path did worse. */
+	if (r->decided_by != VERIFY_PATH_COPY)
+		snprintf(via, sizeof(via), "via %s: ",
+			 verify_path_name(r->decided_by));
 	fprintf(f, "GPU%d (%s) -> GPU%d (%s): ", r->from->index, r->from->pci,
 		r->to->index, r->to->pci);
 	/* One verdict when both operations say the same. */
 	if (w->verdict == rd->verdict && !strcmp(dw, dr)) {
-		put_verdict(f, w->verdict, dw);
+		fprintf(f, "%s", verify_verdict_name(w->verdict));
+		if (dw[0] || via[0])
+			fprintf(f, " (%s%s)", via, dw[0] ? dw :
+				verify_verdict_name(w->verdict));
 	} else {
-		fprintf(f, "%s [write: ", verify_verdict_name(r->verdict));
+		fprintf(f, "%s [%swrite: ", verify_verdict_name(r->verdict),
+			via);
 		put_verdict(f, w->verdict, dw);
 		fprintf(f, "; read: ");
 		put_verdict(f, rd->verdict, dr);
 		fputc(']', f);
 	}
 	fputc('\n', f);
+	if (verify_paths_differ(r))
+		format_paths(f, r);
 }
 
 void verify_format_bandwidth(FILE *f, const struct verify_result *r)
@@ -471,12 +524,60 @@ static const struct verify_op_result *deciding(const struct verify_result *r)
 	       &r->op[VERIFY_WRITE] : &r->op[VERIFY_READ];
 }
 
+/* "write" and "read": each operation's verdict and fields. */
+static void json_ops(struct json *j, const struct verify_op_result *ops)
+{
+	int op;
+
+	for (op = 0; op < VERIFY_NR_OPS; op++) {
+		json_key(j, verify_op_name(op));
+		json_obj_begin(j);
+		json_key(j, "verdict");
+		json_enum(j, verify_verdict_name(ops[op].verdict));
+		json_op_fields(j, &ops[op]);
+		json_obj_end(j);
+	}
+}
+
+/* "paths": each path's verdict and operations (null: not run), and
+ * "frameworks": whether the paths each one uses worked. */
+static void json_paths(struct json *j, const struct verify_result *r)
+{
+	int p, fw, k;
+
+	json_key(j, "paths");
+	json_obj_begin(j);
+	for (p = 0; p < VERIFY_NR_PATHS; p++) {
+		json_key(j, verify_path_name(p));
+		if (!r->path[p].ran) {
+			json_null(j);
+			continue;
+		}
+		json_obj_begin(j);
+		json_key(j, "verdict");
+		json_enum(j, verify_verdict_name(r->path[p].verdict));
+		json_ops(j, r->path[p].op);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	json_key(j, "frameworks");
+	json_obj_begin(j);
+	for (fw = 0; fw < VERIFY_NR_FW; fw++) {
+		json_key(j, verify_fw_key(fw));
+		k = verify_fw_works(r, fw);
+		if (k < 0)
+			json_null(j);
+		else
+			json_bool(j, k);
+	}
+	json_obj_end(j);
+}
+
 void verify_json(FILE *f, const struct verify_result *r, size_t n,
 		 const struct verify_caches *caches)
 {
 	struct json j;
 	size_t i;
-	int op;
 
 	json_init(&j, f);
 	json_doc_begin(&j);
@@ -497,14 +598,10 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 		/* Before write/read existed: the deciding operation's. */
 		json_op_fields(&j, deciding(&r[i]));
 		json_bw(&j, &r[i]);
-		for (op = 0; op < VERIFY_NR_OPS; op++) {
-			json_key(&j, verify_op_name(op));
-			json_obj_begin(&j);
-			json_key(&j, "verdict");
-			json_enum(&j, verify_verdict_name(r[i].op[op].verdict));
-			json_op_fields(&j, &r[i].op[op]);
-			json_obj_end(&j);
-		}
+		json_ops(&j, r[i].op);
+		json_key(&j, "decided_by");
+		json_str(&j, verify_path_name(r[i].decided_by));
+		json_paths(&j, &r[i]);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);

@@ -49,6 +49,15 @@ enum verify_op {
 	VERIFY_NR_OPS,
 };
 
+/* How the initiator reaches the peer's memory (verify_paths.h). */
+enum verify_path {
+	VERIFY_PATH_COPY,		/* copy engine, same process */
+	VERIFY_PATH_SM,			/* SM loads/stores, same process */
+	VERIFY_PATH_IPC,		/* CUDA IPC handle, another process */
+	VERIFY_PATH_CUMEM,		/* cuMem POSIX fd, another process */
+	VERIFY_NR_PATHS,
+};
+
 enum verify_verdict {
 	VERIFY_WORKS,
 	VERIFY_REFUSED,
@@ -93,13 +102,22 @@ struct verify_bw {
 	double bidir_gbps;		/* both GPUs copying to each other */
 };
 
+/* One path of a direction: its two operations. */
+struct verify_path_result {
+	bool ran;			/* --paths asked for it */
+	enum verify_verdict verdict;	/* the worse of the two */
+	struct verify_op_result op[VERIFY_NR_OPS];
+};
+
 /* One direction: @from is the initiator. */
 struct verify_result {
 	const struct verify_gpu *from, *to;
 	uint64_t size;
 	unsigned int timeout;		/* seconds per operation */
-	enum verify_verdict verdict;	/* the worse of the two */
-	struct verify_op_result op[VERIFY_NR_OPS];
+	enum verify_verdict verdict;	/* the worst of the paths run */
+	enum verify_path decided_by;	/* the first path with that verdict */
+	struct verify_op_result op[VERIFY_NR_OPS]; /* that path's */
+	struct verify_path_result path[VERIFY_NR_PATHS];
 	bool has_bw;			/* --bandwidth ran on it */
 	struct verify_bw bw;
 	char bw_error[VERIFY_ERR_LEN];	/* its child died: how, or "" */
@@ -107,15 +125,16 @@ struct verify_result {
 
 /*
  * A fault counter source.  read() gives the counter of the direction
- * @from -> @to for @op (the production source adds the pairs from -> to
+ * @from -> @to for @op over @path (the production source has no path or
+ * operation in its counters; it adds the pairs from -> to
  * and to -> from: either GPU's engine may carry the copy); @after is false
  * for the reading before the operation, true for the one after.  Returns
  * false when the counter is unknown; @why then says why, once.
  */
 struct verify_faults {
 	bool (*read)(struct verify_faults *src, const struct verify_gpu *from,
-		     const struct verify_gpu *to, enum verify_op op,
-		     bool after, uint64_t *count);
+		     const struct verify_gpu *to, enum verify_path path,
+		     enum verify_op op, bool after, uint64_t *count);
 	void *priv;
 	const char *why;		/* set when read() returns false */
 };
@@ -172,6 +191,9 @@ void verify_enum_child(void *arg, void *out);
  */
 void verify_copy_run(const struct cuda_api *api, int from, int to,
 		     enum verify_op op, uint64_t size, struct verify_copy *c);
+
+/* A pattern that differs per @seed and 8-byte word. */
+void verify_fill_pattern(unsigned char *buf, uint64_t size, uint64_t seed);
 
 /* "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): works[ (detail)]" */
 void verify_format_result(FILE *f, const struct verify_result *r);

@@ -8,6 +8,7 @@
 
 #include "dev.h"
 #include "verify_faults.h"
+#include "verify_paths.h"
 
 struct nl_source {
 	struct p2pmap_nl nl;
@@ -36,13 +37,14 @@ static bool peer_count(const struct p2pmap_dev *dev, const char *target,
 }
 
 static bool nl_read(struct verify_faults *src, const struct verify_gpu *from,
-		    const struct verify_gpu *to, enum verify_op op, bool after,
-		    uint64_t *count)
+		    const struct verify_gpu *to, enum verify_path path,
+		    enum verify_op op, bool after, uint64_t *count)
 {
 	struct nl_source *s = src->priv;
 	const struct p2pmap_dev *a, *b;
 	uint64_t ab, ba;
 
+	(void)path;
 	(void)op;
 	(void)after;
 	if (!s->loaded) {
@@ -91,6 +93,7 @@ int verify_faults_nl_open(struct verify_faults *src)
 struct file_line {
 	char from[P2PMAP_ADDR_LEN], to[P2PMAP_ADDR_LEN];
 	int op;				/* enum verify_op, or -1: both */
+	int path;			/* enum verify_path, or -1: every */
 	uint64_t before, after;
 };
 
@@ -109,8 +112,8 @@ static bool key_matches(const char *key, const struct verify_gpu *g)
 }
 
 static bool file_read(struct verify_faults *src, const struct verify_gpu *from,
-		      const struct verify_gpu *to, enum verify_op op,
-		      bool after, uint64_t *count)
+		      const struct verify_gpu *to, enum verify_path path,
+		      enum verify_op op, bool after, uint64_t *count)
 {
 	struct file_source *s = src->priv;
 	size_t i;
@@ -119,7 +122,8 @@ static bool file_read(struct verify_faults *src, const struct verify_gpu *from,
 	for (i = 0; i < s->n; i++) {
 		if (key_matches(s->lines[i].from, from) &&
 		    key_matches(s->lines[i].to, to) &&
-		    (s->lines[i].op < 0 || s->lines[i].op == (int)op)) {
+		    (s->lines[i].op < 0 || s->lines[i].op == (int)op) &&
+		    (s->lines[i].path < 0 || s->lines[i].path == (int)path)) {
 			*count = after ? s->lines[i].after :
 					 s->lines[i].before;
 			break;
@@ -130,7 +134,7 @@ static bool file_read(struct verify_faults *src, const struct verify_gpu *from,
 
 static int parse_line(char *line, struct file_line *l)
 {
-	char dir[64], *arrow, *colon;
+	char dir[64], *arrow, *colon, *at;
 	uint64_t before, after;
 	char extra;
 
@@ -141,6 +145,15 @@ static int parse_line(char *line, struct file_line *l)
 		   &after, &extra) != 3)
 		return -1;
 	l->op = -1;
+	l->path = -1;
+	/* "A->B:write@ipc": one path (last), one operation. */
+	at = strrchr(dir, '@');
+	if (at) {
+		l->path = verify_path_parse(at + 1);
+		if (l->path < 0)
+			return -1;
+		*at = '\0';
+	}
 	/* "A->B:write": one operation; a PCI address has colons too. */
 	colon = strrchr(dir, ':');
 	if (colon && (!strcmp(colon, ":write") || !strcmp(colon, ":read"))) {
