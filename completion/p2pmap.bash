@@ -93,7 +93,7 @@ _p2pmap()
 		_p2pmap_reply "$(ls /sys/bus/pci/drivers 2>/dev/null)" "$cur"
 		return 0 ;;
 	--file|--output|--verify) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-	--numa|--count|--timeout|--devices|--size|--drivers|--vendors|--classes)
+	--numa|--count|--timeout|--devices|--paths|--size|--drivers|--vendors|--classes)
 		return 0 ;;
 	esac
 
@@ -140,7 +140,7 @@ _p2pmap()
 		show|check) opts='--file' ;;
 		apply) opts='--file --dry-run --force' ;;
 		esac ;;
-	verify) opts='--devices --size --timeout --vllm-cache --sglang-cache --bandwidth --json' ;;
+	verify) opts='--devices --paths --size --timeout --vllm-cache --sglang-cache --bandwidth --json' ;;
 	metrics) opts='--output --config' ;;
 	nccl-check)
 		if [[ $cur == -* ]]; then opts='--verify --json'

@@ -46,7 +46,7 @@ static const struct {
 		  "           config check [--file PATH | PATH]  read it as the module will at boot\n"
 		  "           config apply [--file PATH] [--dry-run] [--force]  set its policy and\n"
 		  "           add its links in the module now (guarded as policy set)" },
-	{ "verify", cmd_verify, "[--devices LIST] [--size BYTES] [--timeout SECONDS]\n"
+	{ "verify", cmd_verify, "[--devices LIST] [--paths LIST] [--size BYTES] [--timeout SECONDS]\n"
 		  "           [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]  write and\n"
 		  "           read over each CUDA peer direction, check data and fault\n"
 		  "           counters (--bandwidth: then time those that work); LIST: CUDA\n"

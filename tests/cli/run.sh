@@ -56,7 +56,7 @@ tap $? "the main help lists -j/--json, not the test-only --no-check"
 export P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0"
 export LD_LIBRARY_PATH=$stubdir HOME=$tmp
 run eq verify --devices=0,1 --size=4K --timeout=5
-[ "$(rc eq)" = 0 ] && grep -qx "verify: 2 directions, 2 work" "$tmp/eq.out"
+[ "$(rc eq)" = 0 ] && grep -qx "verify: 2 directions, 2 work on every path (copy, sm, ipc, cumem)" "$tmp/eq.out"
 tap $? "--opt=value: verify --devices=0,1 --size=4K --timeout=5"
 run eqbad verify --size=0
 [ "$(rc eqbad)" = 2 ] && grep -q 'invalid --size "0"' "$tmp/eqbad.err"

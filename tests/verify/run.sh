@@ -88,7 +88,7 @@ done >"$tmp/sticky"
 [ ! -s "$tmp/sticky" ]
 tap $? "directions after a sticky CUDA error still work (each in its own process)"
 [ "$(grep -c ': ' "$tmp/all.out")" -ge 12 ] &&
-	line all "verify: 12 directions, 6 work"
+	line all "verify: 12 directions, 6 work on every path (copy, sm, ipc, cumem)"
 tap $? "12 directions, summary line"
 # Each child appends one line when it unloads the stub (the enumeration
 # too; the hung one is killed first).  A child without a CUDA error must
@@ -100,8 +100,9 @@ python3 - "$tmp/stub.log" <<'PY'
 import re, sys
 lines = [dict(kv.split("=") for kv in l.split()) for l in open(sys.argv[1])]
 # the enumeration, 12 x 4 x 2 children less the 4 of 3 -> 2's read that
-# were killed, 12 x 2 x 2 owners less the 2 that died with them
-assert len(lines) == 1 + 96 - 4 + 48 - 2, len(lines)
+# were killed, 12 x 2 x 2 owners; the 2 owners of a killed child see it
+# gone (EOF) and may clean up before the signal that kills them arrives
+assert 1 + 96 - 4 + 48 - 2 <= len(lines) <= 1 + 96 - 4 + 48, len(lines)
 clean = [l for l in lines if l["allocations"] == "0"]
 dirty = [l for l in lines if l["allocations"] != "0"]
 assert len(dirty) == 8, dirty          # the 700s of 2 -> 1 on every path
@@ -190,7 +191,7 @@ tap $? "a read by GPU1 and a write by GPU3 fail alone: the initiator is the firs
 ten=$(for i in 1 2 3 4 5 6 7 8 9 10; do printf '0000:%02x:00.0,' $((i * 16)); done)
 rm -f "$tmp/stub.log"
 P2PMAP_CUDA_STUB="${ten%,}" run ten verify --size 4K
-line ten "verify: 90 directions, 90 work" && ! grep -v ' peers=0 ' "$tmp/stub.log" | grep -q .
+line ten "verify: 90 directions, 90 work on every path (copy, sm, ipc, cumem)" && ! grep -v ' peers=0 ' "$tmp/stub.log" | grep -q .
 tap $? "ten GPUs: 90 directions work (peer access disabled after each, never 711)"
 
 # A fault on a direction whose data arrive is still "faulted".
@@ -230,7 +231,7 @@ P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run good verify --devices 1,3 --vllm-cache
 [ "$(cat "$tmp/good.rc")" = 0 ] &&
 	line good "$g1 -> $g3: works" &&
 	line good "$g3 -> $g1: works" &&
-	line good "verify: 2 directions, 2 work"
+	line good "verify: 2 directions, 2 work on every path (copy, sm, ipc, cumem)"
 tap $? "exit 0 when every direction works"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == {"0->0": True, "0->1": True, "1->0": True, "1->1": True}' \
 	"$HOME/.cache/vllm/gpu_p2p_access_cache_for_1,3.json"
@@ -294,7 +295,7 @@ tap $? "fault counters unknown: null in --json"
 # An old driver without cuDevicePrimaryCtxRelease_v2.
 rm -f "$tmp/stub.log"
 STUBDIR=$stubdir/legacy run legacy verify --devices 1,3
-line legacy "verify: 2 directions, 2 work" && grep -q ' contexts=0 ' "$tmp/stub.log" &&
+line legacy "verify: 2 directions, 2 work on every path (copy, sm, ipc, cumem)" && grep -q ' contexts=0 ' "$tmp/stub.log" &&
 	! grep -v ' contexts=0 ' "$tmp/stub.log" | grep -q .
 tap $? "no _v2 release (old driver): the legacy entry point releases the contexts"
 # A domain above 0xffff (VMD) is named; a bus id that is not one skips
@@ -302,7 +303,7 @@ tap $? "no _v2 release (old driver): the legacy entry point releases the context
 P2PMAP_CUDA_STUB="0000:01:00.0,00010000:02:00.0,bogus,0000:41:00.0" run dom verify
 grep -q "CUDA device 2: malformed PCI bus id \"bogus\": skipped" "$tmp/dom.err" &&
 	line dom "GPU1 (10000:02:00.0) -> GPU3 (0000:41:00.0): works" &&
-	line dom "verify: 6 directions, 6 work"
+	line dom "verify: 6 directions, 6 work on every path (copy, sm, ipc, cumem)"
 tap $? "a domain above 0xffff is verified; a malformed bus id skips that device only"
 
 # Usage errors: exit 2.
@@ -483,7 +484,7 @@ P2PMAP_CUDA_STUB="$devs;fault=0->1:w@ipc" P2PMAP_VERIFY_FAULTS_FILE=$tmp/ipcfaul
 	echo "  paths: copy works, sm works, ipc faulted, cumem works"
 	echo "  works for: NCCL; not for: vLLM, SGLang"
 	echo "$g1 -> $g0: works"
-	echo "verify: 2 directions, 1 work"
+	echo "verify: 2 directions, 1 work on every path (copy, sm, ipc, cumem)"
 	echo "vllm cache: $tmp/ipchome/.cache/vllm/gpu_p2p_access_cache_for_0,1.json (read by vLLM only with VLLM_SKIP_P2P_CHECK=0)"
 	echo "sglang cache: $tmp/ipchome/.cache/sglang/gpu_p2p_access_cache_for_0,1.json (read by SGLang unless SGLANG_SKIP_P2P_CHECK=1)"
 } >"$tmp/ipc.want"
@@ -523,10 +524,12 @@ tap $? "the SMs' path broken (700): no framework works; the sticky error stays i
 
 # --paths: fewer paths; the caches need the paths their framework uses.
 P2PMAP_CUDA_STUB="$devs;fault=0->1:w@ipc" run only verify --devices 0,1 --size 4K --paths copy,sm --vllm-cache
-grep -qxF "$g0 -> $g1: works" "$tmp/only.out" && ! grep -q "paths:" "$tmp/only.out" &&
+grep -qxF "$g0 -> $g1: works" "$tmp/only.out" &&
+	grep -qxF "  paths: copy works, sm works" "$tmp/only.out" &&
+	grep -qxF "  not tested for: NCCL, vLLM, SGLang" "$tmp/only.out" &&
 	[ "$(cat "$tmp/only.rc")" = 1 ] &&
 	grep -qF "not writing the vLLM cache: --paths leaves out a path it uses (sm and ipc)" "$tmp/only.err"
-tap $? "--paths copy,sm: those two only; no vLLM cache without the IPC path (exit 1, said)"
+tap $? "--paths copy,sm: those two only, said, no framework judged; no vLLM cache without the IPC path (exit 1, said)"
 rc=0
 for bad in "" "copy,copy" "nvlink" "all,sm"; do
 	run badpaths verify --paths "$bad"

@@ -425,7 +425,8 @@ void verify_format_result(FILE *f, const struct verify_result *r)
 		fputc(']', f);
 	}
 	fputc('\n', f);
-	if (verify_paths_differ(r))
+	/* Each path said when they disagree or some were left out. */
+	if (verify_paths_differ(r) || !verify_paths_all(r))
 		format_paths(f, r);
 }
 
@@ -460,10 +461,22 @@ static size_t count_working(const struct verify_result *r, size_t n)
 	return w;
 }
 
+/*
+ * "verify: 12 directions, 11 work on every path (copy, sm, ipc, cumem)":
+ * the paths named, so that a reader (env, nccl-check) knows what a
+ * direction without lines of its own was tested on.
+ */
 void verify_format_summary(FILE *f, const struct verify_result *r, size_t n)
 {
-	fprintf(f, "verify: %zu directions, %zu work\n", n,
-		count_working(r, n));
+	int p, k = 0;
+
+	fprintf(f, "verify: %zu directions, %zu work on %s (", n,
+		count_working(r, n),
+		!n || verify_paths_all(r) ? "every path" : "the paths run");
+	for (p = 0; n && p < VERIFY_NR_PATHS; p++)
+		if (r[0].path[p].ran)
+			fprintf(f, "%s%s", k++ ? ", " : "", verify_path_name(p));
+	fputs(")\n", f);
 }
 
 /* The fields of one operation, in the object open in @j. */

@@ -38,6 +38,75 @@ static void bandwidth_line(struct verify_output *vr, const char *line)
 			vr->v[i].looks_staged = true;
 }
 
+/* "  paths: copy works, sm works, ipc wrong data, cumem works" */
+static void paths_line(struct verify_line *v, const char *s)
+{
+	char name[16];
+	size_t len;
+	int p, n;
+
+	v->has_paths = true;
+	while (*s == ' ')
+		s++;
+	while (*s && *s != '\n') {
+		len = strcspn(s, ",\n");
+		if (sscanf(s, "%15s %n", name, &n) == 1 && (size_t)n < len) {
+			p = verify_path_parse(name);
+			if (p >= 0)
+				snprintf(v->path_what[p], sizeof(v->path_what[p]),
+					 "%.*s", (int)(len - n), s + n);
+		}
+		s += len;
+		s += strspn(s, ", ");
+	}
+}
+
+/* "  works for: NCCL; not for: vLLM, SGLang; not tested for: ..." */
+static void frameworks_line(struct verify_line *v, const char *s)
+{
+	static const char * const heads[] = {
+		"not tested for: ", "not for: ", "works for: ",
+	};
+	static const int says[] = { -1, 0, 1 };
+	size_t len, k;
+	int h, fw;
+
+	while (*s && *s != '\n') {
+		s += strspn(s, " ;");
+		for (h = 0; h < 3; h++)
+			if (!strncmp(s, heads[h], strlen(heads[h])))
+				break;
+		if (h == 3)
+			return;
+		s += strlen(heads[h]);
+		len = strcspn(s, ";\n");
+		for (fw = 0; fw < VERIFY_NR_FW; fw++) {
+			k = strlen(verify_fw_name(fw));
+			const char *at = strstr(s, verify_fw_name(fw));
+
+			if (at && at < s + len &&
+			    (at[k] == ',' || at[k] == ';' || at[k] == '\n' ||
+			     !at[k]))
+				v->fw[fw] = says[h];
+		}
+		s += len;
+	}
+}
+
+int verify_line_fw(const struct verify_line *v, enum verify_fw fw)
+{
+	if (v->has_paths)
+		return v->fw[fw];
+	return -1;
+}
+
+const char *verify_line_path(const struct verify_line *v, enum verify_path p)
+{
+	if (v->has_paths)
+		return v->path_what[p][0] ? v->path_what[p] : NULL;
+	return NULL;
+}
+
 int verify_output_read(const char *path, struct verify_output *vr)
 {
 	struct verify_line *v;
@@ -50,6 +119,15 @@ int verify_output_read(const char *path, struct verify_output *vr)
 	while (fgets(line, sizeof(line), f) && vr->n < VERIFY_OUTPUT_MAX) {
 		if (!strncmp(line, "bandwidth ", 10)) {
 			bandwidth_line(vr, line + 10);
+			continue;
+		}
+		/* The lines under a direction's (verify_paths.h). */
+		if (vr->n && !strncmp(line, "  paths:", 8)) {
+			paths_line(&vr->v[vr->n - 1], line + 8);
+			continue;
+		}
+		if (vr->n && !strncmp(line, "  ", 2) && vr->v[vr->n - 1].has_paths) {
+			frameworks_line(&vr->v[vr->n - 1], line + 2);
 			continue;
 		}
 		v = &vr->v[vr->n];

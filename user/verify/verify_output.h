@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "objects.h"
+#include "verify_paths.h"
 
 #define VERIFY_OUTPUT_MAX 4096
 
@@ -22,6 +23,15 @@ struct verify_line {
 	char what[32];			/* "works", "faulted", ... */
 	char detail[256];		/* the rest of the line, or "" */
 	bool looks_staged;		/* --bandwidth flagged it */
+	/*
+	 * The lines under it when verify's paths disagreed or some were
+	 * not run ("  paths: copy works, sm works, ipc faulted, cumem
+	 * works", "  works for: NCCL; not for: vLLM, SGLang"); without
+	 * them every path verify ran said @what.
+	 */
+	bool has_paths;
+	char path_what[VERIFY_NR_PATHS][32];	/* "" where not run */
+	int fw[VERIFY_NR_FW];		/* 1 works, 0 not, -1 not tested */
 };
 
 struct verify_output {
@@ -31,6 +41,15 @@ struct verify_output {
 
 /* Appends FILE's verdicts to @vr; -errno when it cannot be read. */
 int verify_output_read(const char *path, struct verify_output *vr);
+
+/*
+ * Does @v work for framework @fw: 1, 0, or -1 when verify did not test
+ * the paths it uses (or is older than its paths: no way to tell).
+ */
+int verify_line_fw(const struct verify_line *v, enum verify_fw fw);
+
+/* Path @p's verdict on @v: "works", ..., or NULL when unknown. */
+const char *verify_line_path(const struct verify_line *v, enum verify_path p);
 
 /* The verdict for @from -> @to (PCI addresses), or NULL. */
 const struct verify_line *verify_output_find(const struct verify_output *vr,

@@ -107,11 +107,28 @@ const char *verify_fw_key(enum verify_fw fw)
 #define PATH_BIT(p)	(1u << (p))
 
 /*
- * What each framework reaches a peer with (FRAMEWORKS below): NCCL's P2P
- * transport, the SMs through a peer pointer imported from a cuMem file
- * descriptor, or from a legacy IPC handle when cuMem is off; vLLM's and
- * SGLang's P2P check and custom all-reduce, a legacy IPC handle and their
- * kernels' loads and stores.
+ * What each framework reaches a peer with, from their sources:
+ * - NCCL (NVIDIA/nccl 5067397c2676): its P2P transport hands the kernels
+ *   the peer's memory (src/transport/p2p.cc:546-568); the copy engine only
+ *   with NCCL_P2P_USE_CUDA_MEMCPY, default 0 (p2p.cc:123).  The memory is
+ *   a cuMem allocation shared as a POSIX file descriptor when
+ *   NCCL_CUMEM_ENABLE is on (src/misc/cudawrap.cc:16,19, "-2": on where
+ *   supported, since 2.19.1; p2p.cc:220-234, imported at 288-290), else a
+ *   cudaIpcGetMemHandle handle opened with lazy peer access (p2p.cc:246-
+ *   248, 318).  So: sm, and cumem or ipc.
+ * - vLLM (vllm-project/vllm 00d618aab604): its P2P check opens a peer
+ *   buffer with cudaIpcOpenMemHandle in another process and cudaMemsets
+ *   it (vllm/distributed/device_communicators/all_reduce_utils.py:137-
+ *   209); its custom all-reduce loads through IPC-opened peer pointers
+ *   (csrc/custom_all_reduce.cuh:43,205-208, at 036bb685581d), and is off
+ *   above two PCIe-only GPUs (custom_all_reduce.py:152-158), where NCCL
+ *   carries TP.  So: sm and ipc.
+ * - SGLang (sgl-project/sglang 0cd72ba41d48): the same check, copied
+ *   (.../custom_all_reduce_utils.py:69-135), the same all-reduce gate
+ *   (custom_all_reduce.py:142-147 at 004e6561cb8a); its opt-in PCIe
+ *   all-reduce (SGLANG_ENABLE_PCIE_IPC_ALLREDUCE, PR #34528, open when
+ *   read: pcie_ipc_ar.py:77-105 at 08a72bac245b) shares FlashInfer's
+ *   workspace over CUDA IPC.  So: sm and ipc.
  */
 unsigned int verify_fw_paths(enum verify_fw fw)
 {
@@ -149,6 +166,16 @@ int verify_fw_works(const struct verify_result *r, enum verify_fw fw)
 		return all_of(sm, any_of(path_works(r, VERIFY_PATH_CUMEM),
 					 ipc));
 	return all_of(sm, ipc);
+}
+
+bool verify_paths_all(const struct verify_result *r)
+{
+	int p;
+
+	for (p = 0; p < VERIFY_NR_PATHS; p++)
+		if (!r->path[p].ran)
+			return false;
+	return true;
 }
 
 bool verify_paths_differ(const struct verify_result *r)

@@ -62,6 +62,8 @@ unsigned int verify_fw_paths(enum verify_fw fw);
 
 /* Do the paths run on @r disagree (then verify says each)? */
 bool verify_paths_differ(const struct verify_result *r);
+/* Did every path run on @r (no --paths)? */
+bool verify_paths_all(const struct verify_result *r);
 
 /*
  * One operation of one direction over @path (not VERIFY_PATH_COPY), in
