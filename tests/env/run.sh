@@ -96,6 +96,38 @@ assert all(p["usable"] and p["link_state"] == "mapped" and p["faults"] == 0 and 
 PY
 tap $? "--json: p2p true, 12 of 12, set and unset as in the text, each pair's link state and faults"
 
+# 1b. verify's paths (user/verify/verify_paths.h): the cuMem path broken
+#     one way, IPC working everywhere: NCCL keeps P2P over IPC handles
+#     (NCCL_CUMEM_ENABLE=0) and SGLang's PCIe IPC all-reduce is on; IPC
+#     broken one way, cuMem working: NCCL keeps P2P on cuMem, SGLang's
+#     all-reduce stays off, the direction named.  An older verify's
+#     output (no paths): neither variable (1. above).
+sfx=" on every path (copy, sm, ipc, cumem)"
+sed "s/^verify: 12 directions, 12 work\$/verify: 12 directions, 11 work$sfx/" "$ok" |
+	awk '{ print } /^GPU0 \(0000:01:00.0\) -> GPU1/ { print "  paths: copy works, sm works, ipc works, cumem wrong data"; print "  works for: NCCL, vLLM, SGLang" }' |
+	sed 's/^\(GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0)\): works$/\1: wrong data (via cumem: first wrong byte at offset 0 of 4194304)/' >"$tmp/v-cumem.txt"
+run cumem 0 --verify "$tmp/v-cumem.txt" --root "$tmp/h1" &&
+	has cumem "export NCCL_CUMEM_ENABLE=0" &&
+	has cumem "# NCCL's cuMem path (NCCL_CUMEM_ENABLE, on by default) did not work GPU0 -> GPU1; its IPC handles did in every direction" &&
+	has cumem "export SGLANG_ENABLE_PCIE_IPC_ALLREDUCE=1" && has cumem "unset NCCL_P2P_DISABLE"
+tap $? "cuMem broken one way, IPC everywhere: P2P on, NCCL_CUMEM_ENABLE=0, SGLANG_ENABLE_PCIE_IPC_ALLREDUCE=1, exit 0"
+sed "s/^verify: 12 directions, 12 work\$/verify: 12 directions, 11 work$sfx/" "$ok" |
+	awk '{ print } /^GPU2 \(0000:81:00.0\) -> GPU3/ { print "  paths: copy works, sm works, ipc faulted, cumem works"; print "  works for: NCCL; not for: vLLM, SGLang" }' |
+	sed 's/^\(GPU2 (0000:81:00.0) -> GPU3 (0000:c1:00.0)\): works$/\1: faulted (via ipc: p2pmap fault counter 0 -> 2, data wrong)/' >"$tmp/v-ipc.txt"
+run ipc 0 --verify "$tmp/v-ipc.txt" --root "$tmp/h1" &&
+	has ipc "export NCCL_CUMEM_ENABLE=1" &&
+	has ipc "# SGLANG_ENABLE_PCIE_IPC_ALLREDUCE not set: its IPC path is not usable GPU2 -> GPU3" &&
+	hasnt ipc "export SGLANG_ENABLE_PCIE_IPC_ALLREDUCE" && has ipc "unset NCCL_P2P_DISABLE"
+tap $? "IPC broken one way, cuMem everywhere: P2P on over cuMem (NCCL_CUMEM_ENABLE=1), SGLang's IPC all-reduce off, the direction named"
+run ipc-json 0 --verify "$tmp/v-ipc.txt" --root "$tmp/h1" --json &&
+	python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["set"] == {"NCCL_P2P_LEVEL": "SYS", "NCCL_CUMEM_ENABLE": "1", "VLLM_SKIP_P2P_CHECK": "0"}, d["set"]' "$tmp/ipc-json.out"
+tap $? "--json: NCCL_CUMEM_ENABLE in set, SGLang's variable not"
+sed 's/^  works for: NCCL; not for: vLLM, SGLang$/  not for: NCCL, vLLM, SGLang/; s/cumem works$/cumem faulted/' "$tmp/v-ipc.txt" >"$tmp/v-both.txt"
+run both 1 --verify "$tmp/v-both.txt" --root "$tmp/h1" &&
+	has both "export NCCL_P2P_DISABLE=1" && hasnt both "NCCL_CUMEM_ENABLE" &&
+	has both "# left out: GPU2 (0000:81:00.0) -> GPU3 (0000:c1:00.0): verify found it faulted (via ipc: p2pmap fault counter 0 -> 2, data wrong)"
+tap $? "IPC and cuMem broken one way: no NCCL path left, P2P stays off, exit 1"
+
 # 2. One direction faulted in verify: P2P stays off, that direction named.
 run one-faulted 1 --verify "$bad" --root "$tmp/h1" && whole one-faulted
 tap $? "one direction faulted in verify: P2P stays off (NCCL_P2P_DISABLE=1), the direction named, exit 1 (whole output)"

@@ -8,7 +8,10 @@
  * did not look staged through host memory), its p2pmap link (where it has
  * one) is mapped now, and that link counted no fault: NCCL has no per-pair
  * switch, so one bad direction keeps P2P off for all, and each direction
- * left out is named with the reason.  Links and the PCI tree are read
+ * left out is named with the reason.  Where verify said each path's
+ * verdict (verify_paths.h), "works" is NCCL's paths' verdict, and
+ * NCCL_CUMEM_ENABLE and SGLANG_ENABLE_PCIE_IPC_ALLREDUCE follow the cuMem
+ * and IPC paths.  Links and the PCI tree are read
  * under DIR/sys (default /).
  * --format nfd: Kubernetes node labels for Node Feature Discovery
  * (nfd.h) on stdout, or --output FILE (NFD_DEFAULT_PATH, in the units)
@@ -29,6 +32,7 @@
 #include "nfd.h"
 #include "pciaddr.h"
 #include "verify_output.h"
+#include "verify_paths.h"
 
 #define ENV_USAGE "usage: p2pmap env --verify FILE [--devices LIST] [--format shell|systemd|nfd] [--output FILE] [--root DIR] [--json]"
 #define ENV_MAX_GPUS 64
@@ -42,8 +46,11 @@ struct env_gpu {
 struct env_dir {
 	const struct env_gpu *from, *to;
 	struct link_sysfs link;
-	bool usable;
+	bool usable;			/* for NCCL */
 	char why[400];			/* why it is left out */
+	bool paths_known;		/* verify said each path's verdict */
+	bool cumem_works, sglang_ok;	/* its cuMem path; SGLang's paths,
+					 * with the link mapped, no fault */
 };
 
 struct env_plan {
@@ -53,6 +60,10 @@ struct env_plan {
 	struct env_dir dirs[ENV_MAX_GPUS * (ENV_MAX_GPUS - 1)];
 	bool loaded, p2p, cross, cross_unknown;
 	const char *nccl_level;		/* NCCL_P2P_LEVEL to set, or NULL */
+	bool paths_known;		/* every direction's paths known */
+	const char *cumem;		/* NCCL_CUMEM_ENABLE to set, or NULL */
+	bool sglang_ipc;		/* SGLANG_ENABLE_PCIE_IPC_ALLREDUCE=1 */
+	const struct env_dir *no_cumem, *no_sglang;	/* the first why not */
 };
 
 static struct env_gpu *gpu_find(struct env_plan *pl, const char *addr)
@@ -151,11 +162,24 @@ static void judge(struct env_plan *pl, const struct verify_output *vr,
 	struct link_sysfs *l = &d->link;
 	char why[sizeof(d->why)] = "";
 
+	const char *cm;
+	int nccl;
+
 	v = verify_output_find(vr, d->from->addr, d->to->addr);
 	link_sysfs_read(root, d->from->addr, d->to->addr, l);
+	/* NCCL's paths when verify said them, else its one verdict. */
+	nccl = v ? verify_line_fw(v, VERIFY_FW_NCCL) : 0;
+	if (v && nccl < 0)
+		nccl = !strcmp(v->what, "works");
+	if (v && v->has_paths) {
+		d->paths_known = verify_line_fw(v, VERIFY_FW_NCCL) >= 0;
+		cm = verify_line_path(v, VERIFY_PATH_CUMEM);
+		d->cumem_works = cm && !strcmp(cm, "works");
+		d->sglang_ok = verify_line_fw(v, VERIFY_FW_SGLANG) == 1;
+	}
 	if (!v)
 		snprintf(why, sizeof(why), "not in %s", pl->verify_path);
-	else if (strcmp(v->what, "works"))
+	else if (!nccl)
 		snprintf(why, sizeof(why), "verify found it %s%s%s", v->what,
 			 v->detail[0] ? " " : "", v->detail);
 	else if (v->looks_staged)
@@ -172,6 +196,11 @@ static void judge(struct env_plan *pl, const struct verify_output *vr,
 			 "its p2pmap link counted %" PRIu64 " IOMMU fault(s) since p2pmap loaded (p2pmap faults)",
 			 l->faults);
 	d->usable = !why[0];
+	/*
+	 * SGLang's IPC all-reduce: its paths (a subset of NCCL's), and the
+	 * same link checks.
+	 */
+	d->sglang_ok = d->sglang_ok && d->usable;
 	memcpy(d->why, why, sizeof(why));
 }
 
@@ -204,6 +233,25 @@ static void plan(struct env_plan *pl, const struct verify_output *vr,
 		}
 	}
 	pl->p2p = pl->ndirs && pl->usable == pl->ndirs;
+	/*
+	 * With each path's verdict: NCCL_CUMEM_ENABLE as the cuMem path
+	 * says (0: NCCL falls back to IPC handles, which then worked, else
+	 * the direction would not be usable), and SGLang's PCIe IPC
+	 * all-reduce only where IPC works in every direction.
+	 */
+	pl->paths_known = pl->ndirs > 0;
+	pl->sglang_ipc = pl->ndirs > 0;
+	for (i = 0; i < pl->ndirs; i++) {
+		d = &pl->dirs[i];
+		pl->paths_known = pl->paths_known && d->paths_known;
+		if (!d->cumem_works && !pl->no_cumem)
+			pl->no_cumem = d;
+		if (!d->sglang_ok && !pl->no_sglang)
+			pl->no_sglang = d;
+	}
+	pl->sglang_ipc = pl->paths_known && !pl->no_sglang;
+	if (pl->p2p && pl->paths_known)
+		pl->cumem = pl->no_cumem ? "0" : "1";
 	/*
 	 * NCCL 2.23+ keeps P2P within one host bridge (PXB) on AMD hosts
 	 * with more than two GPUs; SYS lets it cross, which is safe here
@@ -264,9 +312,24 @@ static void print_text(const struct env_plan *pl, enum env_format fmt)
 			printf("# the GPUs' PCI root complexes could not be read: NCCL 2.23+ may keep P2P within one (PXB)\n");
 		put_var(fmt, "NCCL_P2P_LEVEL", pl->nccl_level);
 	}
+	if (pl->cumem && pl->no_cumem) {
+		printf("# NCCL's cuMem path (NCCL_CUMEM_ENABLE, on by default) did not work GPU%d -> GPU%d; its IPC handles did in every direction\n",
+		       pl->no_cumem->from->label, pl->no_cumem->to->label);
+		put_var(fmt, "NCCL_CUMEM_ENABLE", pl->cumem);
+	} else if (pl->cumem) {
+		printf("# NCCL's cuMem path (its default) worked in every direction\n");
+		put_var(fmt, "NCCL_CUMEM_ENABLE", pl->cumem);
+	}
 	printf("# vLLM reads the cache p2pmap verify wrote (--vllm-cache) only with this; its default trusts cuDeviceCanAccessPeer, which ignores the IOMMU\n");
 	put_var(fmt, "VLLM_SKIP_P2P_CHECK", "0");
 	printf("# SGLang runs its own P2P test by default (SGLANG_SKIP_P2P_CHECK unset): nothing to set\n");
+	if (pl->sglang_ipc) {
+		printf("# SGLang's opt-in PCIe all-reduce (FlashInfer over CUDA IPC; TP of 2, 4 or 8): IPC and the SMs' loads and stores worked in every direction\n");
+		put_var(fmt, "SGLANG_ENABLE_PCIE_IPC_ALLREDUCE", "1");
+	} else if (pl->paths_known && pl->no_sglang) {
+		printf("# SGLANG_ENABLE_PCIE_IPC_ALLREDUCE not set: its IPC path is not usable GPU%d -> GPU%d\n",
+		       pl->no_sglang->from->label, pl->no_sglang->to->label);
+	}
 }
 
 /* The GPUs' NUMA nodes, "0" or "0_1" (a label value); "" if one is unknown. */
@@ -391,8 +454,16 @@ static void print_json(const struct env_plan *pl)
 		json_key(&j, "NCCL_P2P_LEVEL");
 		json_str(&j, pl->nccl_level);
 	}
+	if (pl->cumem) {
+		json_key(&j, "NCCL_CUMEM_ENABLE");
+		json_str(&j, pl->cumem);
+	}
 	json_key(&j, "VLLM_SKIP_P2P_CHECK");
 	json_str(&j, "0");
+	if (pl->sglang_ipc) {
+		json_key(&j, "SGLANG_ENABLE_PCIE_IPC_ALLREDUCE");
+		json_str(&j, "1");
+	}
 	json_obj_end(&j);
 	json_key(&j, "unset");
 	json_arr_begin(&j);

@@ -113,6 +113,8 @@ int verify_output_read(const char *path, struct verify_output *vr)
 	char line[1024];
 	const char *rest;
 	FILE *f = fopen(path, "r");
+	size_t i;
+	int p;
 
 	if (!f)
 		return -errno;
@@ -130,6 +132,12 @@ int verify_output_read(const char *path, struct verify_output *vr)
 			frameworks_line(&vr->v[vr->n - 1], line + 2);
 			continue;
 		}
+		/* "verify: 12 directions, 11 work on every path (...)" */
+		if (!strncmp(line, "verify: ", 8) &&
+		    strstr(line, " work on every path (")) {
+			vr->paths_all = true;
+			continue;
+		}
 		v = &vr->v[vr->n];
 		memset(v, 0, sizeof(*v));
 		if (sscanf(line, "GPU%d (%16[^)]) -> GPU%d (%16[^)]): ",
@@ -143,6 +151,18 @@ int verify_output_read(const char *path, struct verify_output *vr)
 			vr->n++;
 	}
 	fclose(f);
+	/* Every path ran: a direction without lines said one verdict. */
+	for (i = 0; vr->paths_all && i < vr->n; i++) {
+		v = &vr->v[i];
+		if (v->has_paths)
+			continue;
+		v->has_paths = true;
+		for (p = 0; p < VERIFY_NR_PATHS; p++)
+			snprintf(v->path_what[p], sizeof(v->path_what[p]), "%s",
+				 v->what);
+		for (p = 0; p < VERIFY_NR_FW; p++)
+			v->fw[p] = !strcmp(v->what, "works");
+	}
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct verify_line {
 };
 
 struct verify_output {
+	bool paths_all;			/* its summary: every path ran */
 	size_t n;
 	struct verify_line v[VERIFY_OUTPUT_MAX];
 };
