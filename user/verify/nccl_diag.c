@@ -38,7 +38,8 @@ static void summary(struct nccl_diag *d, const char *m)
 	if (sscanf(m, "p2p: all %llu directed GPU P2P edges verified", &a) == 1 ||
 	    sscanf(m, "p2p: verified P2P access in both directions between every GPU pair (%llu peer accesses)", &a) == 1) {
 		d->has_summary = true;
-		d->passed = d->tested = a;
+		d->passed = a;
+		d->tested = a;
 	} else if (sscanf(m, "p2p: %llu/%llu directed GPU P2P edges verified", &a, &b) == 2 ||
 		   sscanf(m, "p2p: only %llu/%llu GPU-to-GPU peer accesses passed verification", &a, &b) == 2) {
 		d->has_summary = true;

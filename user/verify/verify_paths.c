@@ -89,6 +89,7 @@ static const char * const fw_names[VERIFY_NR_FW] = {
 	[VERIFY_FW_NCCL] = "NCCL", [VERIFY_FW_VLLM] = "vLLM",
 	[VERIFY_FW_SGLANG] = "SGLang",
 };
+
 static const char * const fw_keys[VERIFY_NR_FW] = {
 	[VERIFY_FW_NCCL] = "nccl", [VERIFY_FW_VLLM] = "vllm",
 	[VERIFY_FW_SGLANG] = "sglang",
@@ -277,8 +278,10 @@ static bool alloc_fill(const struct cuda_api *api, struct verify_copy *c,
 	       !failed(api, c, "cuMemcpyHtoD", api->MemcpyHtoD(*p, buf, size));
 }
 
-/* The initiator's side of every path: its context, the kernel, a buffer
- * and a stream. */
+/*
+ * The initiator's side of every path: its context, the kernel, a buffer
+ * and a stream.
+ */
 struct side {
 	CUdevice dev;
 	CUcontext ctx;
