@@ -69,13 +69,10 @@ static bool worth_waiting(void)
  */
 static const char *refresh_refused(const struct cache_record *r)
 {
-	char dir[PATH_MAX], *slash;
+	char dir[PATH_MAX];
 	struct stat st;
 
-	snprintf(dir, sizeof(dir), "%s", r->cache);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
+	cache_record_dir_of(r, dir, sizeof(dir));
 	if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
 		return "its directory is gone";
 	if (st.st_uid != geteuid())
@@ -90,18 +87,15 @@ static const char *refresh_refused(const struct cache_record *r)
  */
 static int refresh_cache(const struct cache_record *r)
 {
-	char devs[VERIFY_MAX_GPUS * 12], dir[PATH_MAX], *slash, *argv[6];
-	size_t i, used = 0, n;
+	char devs[VERIFY_MAX_GPUS * 12], dir[PATH_MAX], *argv[6];
+	const char *var;
+	size_t i, used = 0;
 	int status;
 	pid_t pid;
 
 	for (i = 0; i < r->ngpus; i++)
 		used += snprintf(devs + used, sizeof(devs) - used, "%s%d",
 				 i ? "," : "", r->gpus[i].index);
-	snprintf(dir, sizeof(dir), "%s", r->cache);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
@@ -116,13 +110,9 @@ static int refresh_cache(const struct cache_record *r)
 			setenv("CUDA_VISIBLE_DEVICES", r->visible, 1);
 		else
 			unsetenv("CUDA_VISIBLE_DEVICES");
-		n = strlen(dir);
-		if (strcmp(r->framework, "sglang")) {
-			setenv("VLLM_CACHE_ROOT", dir, 1);
-		} else if (n > 14 && !strcmp(dir + n - 14, "/.cache/sglang")) {
-			dir[n - 14] = '\0';
-			setenv("HOME", dir, 1);
-		}
+		var = cache_record_root_var(r, dir, sizeof(dir));
+		if (var)
+			setenv(var, dir, 1);
 		argv[0] = "p2pmap";
 		argv[1] = "verify";
 		argv[2] = "--devices";

@@ -123,18 +123,53 @@ void cache_record_now(const char *root, const struct verify_gpu *gpus,
 	}
 }
 
+#define FNV_OFFSET	0xcbf29ce484222325ULL
+
+/* FNV-1a 64 over @n more bytes. */
+static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
+{
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
+}
+
+void cache_record_dir_of(const struct cache_record *r, char *dir, size_t len)
+{
+	char *slash;
+
+	snprintf(dir, len, "%s", r->cache);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+}
+
+const char *cache_record_root_var(const struct cache_record *r, char *val,
+				  size_t len)
+{
+	static const char sglang_dir[] = "/.cache/sglang";
+	size_t n, k = sizeof(sglang_dir) - 1;
+
+	cache_record_dir_of(r, val, len);
+	if (strcmp(r->framework, "sglang"))
+		return "VLLM_CACHE_ROOT";
+	n = strlen(val);
+	if (n <= k || strcmp(val + n - k, sglang_dir))
+		return NULL;
+	val[n - k] = '\0';
+	return "HOME";
+}
+
 int cache_record_hash(const char *path, char *hex)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FNV_OFFSET;
 	unsigned char buf[4096];
-	size_t n, i;
+	size_t n;
 	FILE *f = fopen(path, "rb");
 
 	if (!f)
 		return -errno;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		for (i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 0x100000001b3ULL;
+		h = fnv1a(h, buf, n);
 	if (ferror(f)) {
 		fclose(f);
 		return -EIO;
@@ -175,15 +210,13 @@ static void render(FILE *f, const struct cache_record *r)
 static int record_path(const char *fw, const char *cache, char *buf,
 		       size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = fnv1a(FNV_OFFSET, (const unsigned char *)cache,
+			   strlen(cache));
 	char dir[PATH_MAX];
-	const char *p;
 	int w;
 
 	if (cache_record_dir(dir, sizeof(dir)))
 		return -1;
-	for (p = cache; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
 	w = snprintf(buf, len, "%s/caches/%s-%016" PRIx64 ".record", dir, fw,
 		     h);
 	return w < 0 || (size_t)w >= len ? -1 : 0;

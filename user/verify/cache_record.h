@@ -77,6 +77,17 @@ int cache_record_write(const char *fw, const char *cache,
 		       const char *order, const char *visible,
 		       const struct cache_record_env *env);
 
+/* The directory @r's cache file is in, in @dir. */
+void cache_record_dir_of(const struct cache_record *r, char *dir, size_t len);
+
+/*
+ * The variable that sends the framework's cache to @r's directory:
+ * "VLLM_CACHE_ROOT" (the directory), or "HOME" for SGLang (its cache is
+ * HOME/.cache/sglang); its value in @val.  NULL when none can.
+ */
+const char *cache_record_root_var(const struct cache_record *r, char *val,
+				  size_t len);
+
 /* Parse record file @path into @r: 0, or -1 with @why set. */
 int cache_record_read(const char *path, struct cache_record *r, char *why,
 		      size_t whylen);

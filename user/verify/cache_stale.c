@@ -136,7 +136,8 @@ static void env_word(char *buf, size_t len, const char *name,
 static void refresh_cmd(const struct cache_record *r, char *buf, size_t len)
 {
 	bool sglang = !strcmp(r->framework, "sglang");
-	char dir[PATH_MAX], want[PATH_MAX], *slash;
+	char dir[PATH_MAX], want[PATH_MAX];
+	const char *var;
 	size_t i, used;
 
 	buf[0] = '\0';
@@ -144,21 +145,12 @@ static void refresh_cmd(const struct cache_record *r, char *buf, size_t len)
 		env_word(buf, len, "CUDA_DEVICE_ORDER", r->order);
 	if (r->visible[0])
 		env_word(buf, len, "CUDA_VISIBLE_DEVICES", r->visible);
-	snprintf(dir, sizeof(dir), "%s", r->cache);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
+	cache_record_dir_of(r, dir, sizeof(dir));
 	if (verify_cache_dir(sglang ? VERIFY_SGLANG : VERIFY_VLLM, want,
 			     sizeof(want)) || strcmp(want, dir)) {
-		if (!sglang) {
-			env_word(buf, len, "VLLM_CACHE_ROOT", dir);
-		} else {
-			/* SGLang's is always HOME/.cache/sglang. */
-			i = strlen(dir);
-			if (i > 14 && !strcmp(dir + i - 14, "/.cache/sglang"))
-				dir[i - 14] = '\0';
-			env_word(buf, len, "HOME", dir);
-		}
+		var = cache_record_root_var(r, dir, sizeof(dir));
+		if (var)
+			env_word(buf, len, var, dir);
 	}
 	used = strlen(buf);
 	used += snprintf(buf + used, used < len ? len - used : 0,
