@@ -25,6 +25,8 @@
  *	  hang     the copy never completes: cuStreamSynchronize blocks
  *	  slow     the copy is direct but runs at the speed of a copy staged
  *	           through the host (a driver that stages it silently)
+ *	  narrow   the copy is direct at a quarter of the direct rate (a
+ *	           link trained at half its speed and half its width)
  *	  init=N   cuInit returns N (100: NO_DEVICE)
  *	A rule may name a path after the operation, "A->B[:w|:r]@PATH":
  *	ce (cuMemcpyPeerAsync), sm (a kernel through a pointer into memory
@@ -64,7 +66,8 @@
  * "staged"), so only the caller's own bookkeeping can tell.
  *
  * Time: each stream has a clock that its copies advance, a direct peer
- * copy by 2 us + SIZE at 24 GB/s, a staged one by 12 us + SIZE at 8 GB/s
+ * copy by 0.4 us + SIZE at 55 GB/s (PCIe Gen5 x16 between RTX PRO 6000
+ * Blackwell GPUs), a staged one by 14 us + SIZE at 8 GB/s
  * (host copies are free); cuEventRecord takes the stream's clock and
  * cuEventElapsedTime the difference, in ms, as the driver reports it.
  * Two streams run at once: a pair of opposite copies on two GPUs' streams
@@ -96,10 +99,10 @@ typedef unsigned long long CUdeviceptr;
 #define MAX_EVENTS	64
 
 /* The stub's copy engines: bytes per us and a fixed cost per copy. */
-#define DIRECT_BPUS	24000.0
-#define DIRECT_US	2.0
+#define DIRECT_BPUS	55000.0
+#define DIRECT_US	0.4
 #define STAGED_BPUS	8000.0
-#define STAGED_US	12.0
+#define STAGED_US	14.0
 
 struct CUctx_st {
 	int dev;			/* physical */
@@ -123,7 +126,7 @@ struct CUevent_st {
 typedef struct CUevent_st *CUevent;
 
 enum { R_REFUSE, R_NOENABLE, R_WRONG, R_ERROR, R_FAULT, R_HANG, R_SLOW,
-       R_NR };
+       R_NARROW, R_NR };
 enum { OP_WRITE = 1, OP_READ = 2 };
 enum { P_CE = 1, P_SM = 2, P_IPC = 4, P_CUMEM = 8, P_ALL = 15 };
 
@@ -220,7 +223,7 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 	static const char * const names[R_NR] = {
 		[R_REFUSE] = "refuse", [R_NOENABLE] = "noenable",
 		[R_WRONG] = "wrong", [R_ERROR] = "error", [R_FAULT] = "fault",
-		[R_HANG] = "hang", [R_SLOW] = "slow",
+		[R_HANG] = "hang", [R_SLOW] = "slow", [R_NARROW] = "narrow",
 	};
 	struct rule *ru;
 	int r, a, b, n;
@@ -833,6 +836,8 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 	}
 	if (rule(R_SLOW, eng, other, op))
 		s->clock_us += STAGED_US + size / STAGED_BPUS;
+	else if (rule(R_NARROW, eng, other, op))
+		s->clock_us += DIRECT_US + size / (DIRECT_BPUS / 4);
 	else
 		s->clock_us += DIRECT_US + size / DIRECT_BPUS;
 	if (rule(R_ERROR, eng, other, op)) {

@@ -38,6 +38,18 @@ export P2PMAP_CUDA_STUB_LOG=$tmp/stub.log
 export HOME=$tmp/home
 # The records of the caches (cache_record.h): here, not in /var/lib/p2pmap.
 export P2PMAP_STATE_DIR=$tmp/state
+# The GPUs' PCIe links (pcie_link.h): a fixture sysfs, never this host's.
+export P2PMAP_VERIFY_PCI_DIR=$tmp/pci-none
+mkdir -p "$P2PMAP_VERIFY_PCI_DIR"
+# pcilink DIR PCI SPEED WIDTH [MAX_SPEED MAX_WIDTH]: a GPU's link in a
+# fixture sysfs, as the kernel spells it ("32.0 GT/s PCIe").
+pcilink() {
+	mkdir -p "$1/$2"
+	echo "$3 GT/s PCIe" >"$1/$2/current_link_speed"
+	echo "$4" >"$1/$2/current_link_width"
+	echo "${5:-$3} GT/s PCIe" >"$1/$2/max_link_speed"
+	echo "${6:-$4}" >"$1/$2/max_link_width"
+}
 unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER VLLM_CACHE_ROOT XDG_CACHE_HOME
 mkdir -p "$HOME"
 printf '# direction before after\n0->1:write 0 3\n2->0 4 4\n' >"$tmp/faults"
@@ -328,43 +340,95 @@ run dev5j verify --devices 0,5 --json
 tap $? "verify --devices 0,5 of 4 GPUs: exit 2, the device named (--json: exit_code 2)"
 
 # --bandwidth: timed with CUDA events on the stub's clock (a direct peer
-# copy 2 us + 24 GB/s, a staged one 12 us + 8 GB/s).  2 -> 0 is "slow":
+# copy 0.4 us + 55 GB/s, a staged one 14 us + 8 GB/s).  2 -> 0 is "slow":
 # direct, but as slow as a staged copy (a driver staging it silently);
-# 1 -> 2 writes wrong data, so it is never timed.
+# 1 -> 2 writes wrong data, so it is never timed.  Every link Gen5 x16.
 rm -f "$tmp/stub.log"
+for a in 0000:01:00.0 0000:41:00.0 0000:81:00.0; do
+	pcilink "$tmp/pci-gen5" $a 32.0 16
+done
+P2PMAP_VERIFY_PCI_DIR=$tmp/pci-gen5 \
 P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0,0000:81:00.0;slow=2->0;wrong=1->2:w" \
 	run bw verify --bandwidth --timeout 5
 b0="GPU0 (0000:01:00.0)" b1="GPU1 (0000:41:00.0)" b2="GPU2 (0000:81:00.0)"
-line bw "bandwidth $b0 -> $b1: 23.97 GB/s, latency 2.0 us (without peer access 7.98 GB/s); both ways at once 47.93 GB/s"
-tap $? "--bandwidth: GB/s with and without peer access, latency, both ways at once for a pair that works both ways"
-line bw "bandwidth $b1 -> $b0: 23.97 GB/s, latency 2.0 us (without peer access 7.98 GB/s)"
+line bw "bandwidth $b0 -> $b1: 54.96 GB/s, latency 0.4 us (without peer access 7.97 GB/s, 14.0 us); both ways at once 109.93 GB/s; vs PCIe Gen5 x16: 104% one way, 107% both ways, latency 0.9x"
+tap $? "--bandwidth: GB/s and latency with and without peer access, both ways at once for a pair that works both ways, against the Gen5 x16 figures, not flagged"
+line bw "bandwidth against PCIe Gen5 x16 as measured on RTX PRO 6000 Blackwell GPUs: 53-56 GB/s one way, 103-111 GB/s both ways, latency 0.36-0.45 us (about 14 us without P2P); CLEARLY BELOW: under 70% of the lower figure or over 4x the latency" &&
+	[ "$(grep -n '^bandwidth ' "$tmp/bw.out" | head -1 | cut -d: -f2)" = "bandwidth against PCIe Gen5 x16 as measured on RTX PRO 6000 Blackwell GPUs" ]
+tap $? "... the figures and the rule said once, before the first direction"
+line bw "bandwidth $b1 -> $b0: 54.96 GB/s, latency 0.4 us (without peer access 7.97 GB/s, 14.0 us); vs PCIe Gen5 x16: 104% one way, latency 0.9x"
 tap $? "... both ways measured once per pair (on its first direction)"
-line bw "bandwidth $b0 -> $b2: 23.97 GB/s, latency 2.0 us (without peer access 7.98 GB/s); both ways at once 15.95 GB/s"
-tap $? "... both ways at once is set by the slower side (2 -> 0)"
-line bw "bandwidth $b2 -> $b0: 7.98 GB/s, latency 12.0 us (without peer access 7.98 GB/s): LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)"
-tap $? "a direction no faster with peer access than a staged copy is flagged"
-! grep -q "^bandwidth $b1 -> $b2" "$tmp/bw.out" && [ "$(grep -c '^bandwidth ' "$tmp/bw.out")" = 5 ]
+line bw "bandwidth $b0 -> $b2: 54.96 GB/s, latency 0.4 us (without peer access 7.97 GB/s, 14.0 us); both ways at once 15.95 GB/s; vs PCIe Gen5 x16: 104% one way, 15% both ways, latency 0.9x: both ways CLEARLY BELOW, set by the slower direction, GPU2 -> GPU0"
+tap $? "... both ways at once is set by the slower side (2 -> 0), and named"
+line bw "bandwidth $b2 -> $b0: 7.97 GB/s, latency 14.0 us (without peer access 7.97 GB/s, 14.0 us); vs PCIe Gen5 x16: 15% one way, latency 31.1x: CLEARLY BELOW, likely cause: LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)"
+tap $? "a direction no faster with peer access than a staged copy is flagged, staging its likely cause"
+! grep -q "^bandwidth $b1 -> $b2" "$tmp/bw.out" && [ "$(grep -c '^bandwidth GPU' "$tmp/bw.out")" = 5 ]
 tap $? "a direction that does not work is not timed (5 of 6)"
 [ "$(cat "$tmp/bw.rc")" = 1 ]
 tap $? "exit 1 (a direction does not work, one looks staged)"
 python3 - "$tmp/stub.log" <<'PY'
 import sys
 lines = [dict(kv.split("=") for kv in l.split()) for l in open(sys.argv[1])]
-bw = [l for l in lines if l["staged"] == "8"]
-assert len(bw) == 5, lines       # each timing child: 8 staged copies, by design
+bw = [l for l in lines if l["staged"] == "108"]
+assert len(bw) == 5, lines       # each timing child: 8 + 100 staged copies, by design
 assert all(l["allocations"] == l["contexts"] == l["peers"] == l["streams"] ==
            l["events"] == "0" for l in lines), lines
 PY
 tap $? "each timing child frees, releases, disables and destroys all it took (events too)"
+
+# A direction clearly below the figures, its copies direct (1 -> 0 at a
+# quarter of the rate: "narrow"): the likely cause read from the links
+# while the copies ran.  bwlink NAME PCIDIR: that run.
+bwlink() {
+	P2PMAP_VERIFY_PCI_DIR=$2 \
+	P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0;narrow=1->0" \
+		run "$1" verify --bandwidth --paths copy
+}
+slow10="bandwidth $b1 -> $b0: 13.75 GB/s, latency 0.4 us (without peer access 7.97 GB/s, 14.0 us); vs PCIe Gen5 x16: 26% one way, latency 0.9x: CLEARLY BELOW, likely cause:"
+pcilink "$tmp/pci-x8" 0000:01:00.0 32.0 16
+pcilink "$tmp/pci-x8" 0000:41:00.0 16.0 8 32.0 16
+bwlink bwx8 "$tmp/pci-x8"
+line bwx8 "$slow10 0000:41:00.0's PCIe link trained at 16.0 GT/s x8 (it can do 32.0 GT/s x16: reseat, check the slot or riser, its BIOS link speed)" &&
+	[ "$(cat "$tmp/bwx8.rc")" = 0 ]
+tap $? "a direction clearly below, a GPU's link trained below what it can do: that link named as the likely cause (exit 0: P2P works, slower)"
+pcilink "$tmp/pci-gen4" 0000:01:00.0 16.0 16
+pcilink "$tmp/pci-gen4" 0000:41:00.0 32.0 16
+bwlink bwgen4 "$tmp/pci-gen4"
+line bwgen4 "$slow10 0000:01:00.0's PCIe link is 16.0 GT/s x16, its most (the figures are Gen5 x16's: a slower slot or riser)"
+tap $? "... a GPU's link slower than Gen5 x16 at its most: named, the slower of the two"
+bwlink bwfull "$tmp/pci-gen5"
+line bwfull "$slow10 not the links (0000:41:00.0 at 32.0 GT/s x16, 0000:01:00.0 at 32.0 GT/s x16): the path between the GPUs (the figures are for GPUs of one NUMA node; across sockets 39-51 GB/s were measured)"
+tap $? "... both links at Gen5 x16: not the links, said"
+bwlink bwnone "$tmp/pci-none"
+line bwnone "$slow10 unknown (a GPU's PCIe link status is not readable)"
+tap $? "... a link not readable: the cause unknown, said"
+P2PMAP_VERIFY_PCI_DIR=$tmp/pci-x8 P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0;narrow=1->0" \
+	run bwlinkj verify --bandwidth --paths copy --json
+python3 - "$tmp/bwlinkj.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+fast, slow = (r["bandwidth"] for r in d["directions"])
+assert slow["links"] == {"from": {"speed_gts": 16.0, "width": 8, "max_speed_gts": 32.0, "max_width": 16},
+                         "to": {"speed_gts": 32.0, "width": 16, "max_speed_gts": 32.0, "max_width": 16}}, slow
+v = slow["vs_gen5_x16"]
+assert v["below"] is True and v["cause"] == "link" and v["both_ways"] is None, v
+assert v["why"].startswith("0000:41:00.0's PCIe link trained at 16.0 GT/s x8"), v
+assert round(slow["staged_latency_us"], 1) == 14.0 and slow["latency_us"] == 0.4, slow
+v = fast["vs_gen5_x16"]
+assert v["below"] is False and v["cause"] is None and v["why"] is None, v
+assert v["both_ways_below"] is True and v["both_ways"] < 0.7, v
+PY
+[ $? = 0 ] && python3 "$top/tests/unit/json_lint.py" verify "$tmp/bwlinkj.out"
+tap $? "--json: the links, the ratios to the figures, below, its cause and why (fields and enums as JSON.md lists them)"
 P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0" run bwok verify --bandwidth --json
 python3 - "$tmp/bwok.out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d["directions"]:
     b = r["bandwidth"]
-    assert b["measured"] and b["gbps"] > 20 and b["staged_gbps"] < 9, b
-    assert b["latency_us"] == 2.0 and b["looks_staged"] is False and b["error"] is None, b
-assert d["directions"][0]["bandwidth"]["bidir_gbps"] > 40
+    assert b["measured"] and b["gbps"] > 50 and b["staged_gbps"] < 9, b
+    assert b["latency_us"] == 0.4 and b["looks_staged"] is False and b["error"] is None, b
+assert d["directions"][0]["bandwidth"]["bidir_gbps"] > 100
 assert d["directions"][1]["bandwidth"]["bidir_gbps"] is None
 PY
 [ $? = 0 ] && [ "$(cat "$tmp/bwok.rc")" = 0 ]
@@ -439,9 +503,13 @@ fi
 node0="0000:01:00.0,0000:21:00.0,0000:41:00.0,0000:61:00.0"
 mkdir -p "$tmp/n0/root"
 printf '# p2pmap loaded by link auto: no fault counted since\n' >"$tmp/n0/faults"
+# Each GPU's link at Gen5 x16, as on the host.
+for a in ${node0//,/ }; do
+	pcilink "$tmp/n0/pci" $a 32.0 16
+done
 HOME=$tmp/n0/root CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,2,3 \
 	P2PMAP_CUDA_STUB=$node0 P2PMAP_VERIFY_FAULTS_FILE=$tmp/n0/faults \
-	run node0 verify --vllm-cache --bandwidth
+	P2PMAP_VERIFY_PCI_DIR=$tmp/n0/pci run node0 verify --vllm-cache --bandwidth
 sed -i "s|$tmp/n0/root/|/root/|g" "$tmp/node0.out"
 diff -u "$top/tests/verify/8gpu-node0.want" "$tmp/node0.out" >"$tmp/node0.diff" &&
 	[ "$(cat "$tmp/node0.rc")" = 0 ] && [ ! -s "$tmp/node0.err" ] &&

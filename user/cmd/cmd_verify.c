@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bandwidth.h"
+#include "bw_figures.h"
 #include "cache_record.h"
 #include "caches.h"
 #include "cmd.h"
@@ -291,6 +292,7 @@ static void copy_child(void *arg, void *out)
 
 struct bw_arg {
 	int from, to;
+	const char *pci[2];		/* the child is forked: still valid */
 	bool bidir;
 };
 
@@ -304,7 +306,7 @@ static void bw_child(void *arg, void *out)
 	memset(bw, 0, sizeof(*bw));
 	if (!cuda_child_load(&api, &fe))
 		return;
-	verify_bw_run(&api, a->from, a->to, a->bidir, bw);
+	verify_bw_run(&api, a->from, a->to, a->pci, a->bidir, bw);
 	cuda_unload(&api);
 }
 
@@ -338,7 +340,7 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 	const struct verify_result *rev;
 	enum isolate_status st;
 	struct bw_arg arg;
-	int ret = EXIT_OK;
+	int ret = EXIT_OK, header = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -348,6 +350,8 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 		rev = reverse(r, n, &r[i]);
 		arg.from = r[i].from->index;
 		arg.to = r[i].to->index;
+		arg.pci[0] = r[i].from->pci;
+		arg.pci[1] = r[i].to->pci;
 		arg.bidir = rev && rev > &r[i] && copy_works(rev);
 		st = isolate_run(bw_child, &arg, &r[i].bw, sizeof(r[i].bw),
 				 o->timeout, r[i].bw_error,
@@ -357,6 +361,8 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 		r[i].has_bw = true;
 		if (!r[i].bw.measured || verify_bw_looks_staged(&r[i].bw))
 			ret = EXIT_FAILED;
+		if (!o->json && !header++)
+			bw_figures_header(stdout);
 		if (!o->json) {
 			verify_format_bandwidth(stdout, &r[i]);
 			fflush(stdout);

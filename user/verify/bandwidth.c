@@ -116,31 +116,36 @@ static double gbps(uint64_t bytes, double ms)
 	return ms > 0 ? bytes / (ms * 1e6) : 0;
 }
 
-/* One direction's copies, timed: GB/s, or < 0 on an error. */
+/*
+ * One direction's copies, timed: GB/s, or < 0 on an error.  @pci: read
+ * both links while the copies run (an idle GPU's link slows down).
+ */
 static double timed(const struct cuda_api *api, struct verify_bw *bw,
-		    struct bw_side *s, struct bw_side *d)
+		    struct bw_side *s, struct bw_side *d,
+		    const char *const pci[2])
 {
 	double ms;
 
 	if (!issue(api, bw, s, d, VERIFY_BW_SIZE, VERIFY_BW_REPS))
 		return -1;
+	if (pci) {
+		pcie_link_read(pci[0], &bw->link[0]);
+		pcie_link_read(pci[1], &bw->link[1]);
+	}
 	ms = elapsed_ms(api, bw, s);
 	return ms < 0 ? -1 : gbps(VERIFY_BW_SIZE * VERIFY_BW_REPS, ms);
 }
 
-/* A hundred 4-byte copies with peer access: the latency of one. */
-static bool latency(const struct cuda_api *api, struct verify_bw *bw,
-		    struct bw_side *a, struct bw_side *b)
+/* A hundred 4-byte copies: the latency of one, in us; < 0 on an error. */
+static double latency(const struct cuda_api *api, struct verify_bw *bw,
+		      struct bw_side *a, struct bw_side *b)
 {
 	double ms;
 
 	if (!issue(api, bw, a, b, 4, VERIFY_LAT_REPS))
-		return false;
+		return -1;
 	ms = elapsed_ms(api, bw, a);
-	if (ms < 0)
-		return false;
-	bw->latency_us = ms * 1000.0 / VERIFY_LAT_REPS;
-	return true;
+	return ms < 0 ? -1 : ms * 1000.0 / VERIFY_LAT_REPS;
 }
 
 /* Both engines at once; the slower side sets the time. */
@@ -163,8 +168,8 @@ static bool both_ways(const struct cuda_api *api, struct verify_bw *bw,
 	return true;
 }
 
-void verify_bw_run(const struct cuda_api *api, int from, int to, bool bidir,
-		   struct verify_bw *bw)
+void verify_bw_run(const struct cuda_api *api, int from, int to,
+		   const char *const pci[2], bool bidir, struct verify_bw *bw)
 {
 	struct bw_side a = { 0 }, b = { 0 };
 
@@ -173,12 +178,17 @@ void verify_bw_run(const struct cuda_api *api, int from, int to, bool bidir,
 	    !side_open(api, bw, &a, from) || !side_open(api, bw, &b, to))
 		goto out;
 	/* Without peer access first: CUDA stages these through the host. */
-	bw->staged_gbps = timed(api, bw, &a, &b);
-	if (bw->staged_gbps < 0 || !enable(api, bw, &a, &b))
+	bw->staged_gbps = timed(api, bw, &a, &b, NULL);
+	if (bw->staged_gbps < 0)
 		goto out;
-	bw->gbps = timed(api, bw, &a, &b);
-	if (bw->gbps < 0 || !latency(api, bw, &a, &b) ||
-	    (bidir && !both_ways(api, bw, &a, &b)))
+	bw->staged_latency_us = latency(api, bw, &a, &b);
+	if (bw->staged_latency_us < 0 || !enable(api, bw, &a, &b))
+		goto out;
+	bw->gbps = timed(api, bw, &a, &b, pci);
+	if (bw->gbps < 0)
+		goto out;
+	bw->latency_us = latency(api, bw, &a, &b);
+	if (bw->latency_us < 0 || (bidir && !both_ways(api, bw, &a, &b)))
 		goto out;
 	bw->measured = true;
 out:

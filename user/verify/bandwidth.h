@@ -4,7 +4,7 @@
  * with CUDA events on the initiator's stream as p2pBandwidthLatencyTest
  * does: unidirectional GB/s with peer access, the same copy without peer
  * access (CUDA then stages it through host memory), latency of a 4-byte
- * copy, and for a pair that works both ways, GB/s with both GPUs copying
+ * copy with and without, both GPUs' PCIe links as they run, and for a pair that works both ways, GB/s with both GPUs copying
  * to each other at once.  A direction no faster with peer access than
  * CUDA's own staged copy is flagged: its copies most likely go through
  * host memory, not peer to peer.  In a child process (verify/isolate.c).
@@ -25,9 +25,12 @@
 #define VERIFY_BW_STAGED_GAIN	1.25
 
 
-/* In a child: @from -> @to (CUDA ordinals); @bidir: also both at once. */
-void verify_bw_run(const struct cuda_api *api, int from, int to, bool bidir,
-		   struct verify_bw *bw);
+/*
+ * In a child: @from -> @to (CUDA ordinals; @pci their PCI addresses, whose
+ * links are read while the copies run); @bidir: also both at once.
+ */
+void verify_bw_run(const struct cuda_api *api, int from, int to,
+		   const char *const pci[2], bool bidir, struct verify_bw *bw);
 
 /* Peer access made the copy no faster than CUDA's staged copy. */
 bool verify_bw_looks_staged(const struct verify_bw *bw);

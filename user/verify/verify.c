@@ -9,6 +9,7 @@
 #include "verify.h"
 #include "verify_paths.h"
 #include "bandwidth.h"
+#include "bw_figures.h"
 
 
 enum verify_verdict verify_decide(const struct verify_op_result *o)
@@ -443,12 +444,12 @@ void verify_format_bandwidth(FILE *f, const struct verify_result *r)
 			bw->cuda_call[0] ? bw->cuda_error : r->bw_error);
 		return;
 	}
-	fprintf(f, "%.2f GB/s, latency %.1f us (without peer access %.2f GB/s)",
-		bw->gbps, bw->latency_us, bw->staged_gbps);
+	fprintf(f, "%.2f GB/s, latency %.1f us (without peer access %.2f GB/s, %.1f us)",
+		bw->gbps, bw->latency_us, bw->staged_gbps,
+		bw->staged_latency_us);
 	if (bw->has_bidir)
 		fprintf(f, "; both ways at once %.2f GB/s", bw->bidir_gbps);
-	if (verify_bw_looks_staged(bw))
-		fprintf(f, ": LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)");
+	bw_figures_format(f, r);
 	fputc('\n', f);
 }
 
@@ -524,6 +525,7 @@ static void json_bw(struct json *j, const struct verify_result *r)
 	json_double_or_null(j, bw->measured && bw->has_bidir, bw->bidir_gbps);
 	json_key(j, "looks_staged");
 	json_bool(j, verify_bw_looks_staged(bw));
+	bw_figures_json(j, r);
 	json_key(j, "error");
 	json_str_or_null(j, bw->measured ? NULL :
 			 bw->cuda_call[0] ? bw->cuda_error : r->bw_error);

@@ -25,6 +25,7 @@
 
 #include "cuda.h"
 #include "objects.h"
+#include "pcie_link.h"
 
 #define VERIFY_SIZE_DEFAULT	(4ULL << 20)
 #define VERIFY_SIZE_MAX		(1ULL << 30)
@@ -98,8 +99,10 @@ struct verify_bw {
 	double gbps;			/* with peer access from the initiator */
 	double staged_gbps;		/* without: CUDA stages the copy */
 	double latency_us;		/* a 4-byte copy, with peer access */
+	double staged_latency_us;	/* the same without */
 	bool has_bidir;
 	double bidir_gbps;		/* both GPUs copying to each other */
+	struct pcie_link link[2];	/* from's and to's, while copying */
 };
 
 /* One path of a direction: its two operations. */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A GPU's PCIe link as sysfs tells it: the speed and width it trained at
+ * (current_link_speed, current_link_width) and the most it can do
+ * (max_link_speed, max_link_width).  NVIDIA GPUs drop their link speed
+ * when idle, so verify --bandwidth reads the current values while its
+ * copies run.
+ */
+#ifndef P2PMAP_PCIE_LINK_H
+#define P2PMAP_PCIE_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* For tests only: a directory standing for /sys/bus/pci/devices. */
+#define PCIE_LINK_DIR_ENV	"P2PMAP_VERIFY_PCI_DIR"
+
+struct pcie_link {
+	bool known;			/* all four values read */
+	double gts, max_gts;		/* GT/s per lane */
+	unsigned int width, max_width;	/* lanes */
+};
+
+/* @pci's link ("DDDD:BB:DD.F"); l->known false when unreadable. */
+void pcie_link_read(const char *pci, struct pcie_link *l);
+
+/* Trained below what it can do (speed or width). */
+bool pcie_link_degraded(const struct pcie_link *l);
+
+/* What it carries now, as a share of a Gen5 x16 link (no cap). */
+double pcie_link_share_of_gen5x16(const struct pcie_link *l);
+
+/* "16.0 GT/s x8" (@cur) or its maximum, into @buf. */
+char *pcie_link_format(char *buf, size_t len, const struct pcie_link *l,
+		       bool cur);
+
+#endif /* P2PMAP_PCIE_LINK_H */
