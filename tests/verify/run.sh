@@ -543,12 +543,19 @@ tap $? "the stub fails misuse as the driver does: an IPC handle in its own proce
 # Copy engine and SMs work 0 -> 1; the IPC path faults (its counter
 # grows, its data do not arrive): NCCL still works (cuMem), vLLM and
 # SGLang do not (their check and all-reduce use IPC), and their caches
-# say false for the pair.
-printf '0->1:write@ipc 2 9\n0->1:read@ipc 9 9\n' >"$tmp/ipcfaults"
+# say false for the pair.  The module's last fault of the pair is at
+# the raw bus address of GPU1's BAR0 + 0x1000 (the fault file stands for
+# its device dump): the detail names that BAR and what NVIDIA keeps there.
+cat >"$tmp/ipcfaults" <<'EOF'
+bar 0000:41:00.0 0 e0000000 1000000
+bar 0000:41:00.0 1 c000000000 800000000
+0->1:write@ipc 2 9 e0001000
+0->1:read@ipc 9 9
+EOF
 P2PMAP_CUDA_STUB="$devs;fault=0->1:w@ipc" P2PMAP_VERIFY_FAULTS_FILE=$tmp/ipcfaults \
 	HOME=$tmp/ipchome run ipc verify --devices 0,1 --size 64K --vllm-cache --sglang-cache
 {
-	echo "$g0 -> $g1: faulted [via ipc: write: faulted (p2pmap fault counter 2 -> 9, data wrong); read: works]"
+	echo "$g0 -> $g1: faulted [via ipc: write: faulted (p2pmap fault counter 2 -> 9, data wrong; last fault at 0xe0001000: 0000:41:00.0 BAR0+0x1000 (registers/mailbox)); read: works]"
 	echo "  paths: copy works, sm works, ipc faulted, cumem works"
 	echo "  works for: NCCL; not for: vLLM, SGLang"
 	echo "$g1 -> $g0: works"
@@ -570,10 +577,34 @@ assert d["verdict"] == "faulted" and d["decided_by"] == "ipc", d
 assert {k: v["verdict"] for k, v in d["paths"].items()} == \
     {"copy": "works", "sm": "works", "ipc": "faulted", "cumem": "works"}
 assert d["paths"]["ipc"]["write"]["faults_after"] == 9
+assert d["last_fault"] == d["write"]["last_fault"] == d["paths"]["ipc"]["write"]["last_fault"] == \
+    {"addr": "0xe0001000", "bar": {"device": "0000:41:00.0", "bar": 0, "offset": "0x1000",
+                                   "role": "registers/mailbox"}}, d
+assert d["read"]["last_fault"] is None and d["paths"]["copy"]["write"]["last_fault"] is None, d
 assert d["write"]["verdict"] == "faulted" and d["read"]["verdict"] == "works"
 assert d["frameworks"] == {"nccl": True, "vllm": False, "sglang": False}
 PY
-tap $? "--json: paths, decided_by, frameworks"
+[ $? = 0 ] && python3 "$top/tests/unit/json_lint.py" verify "$tmp/ipcj.out"
+tap $? "--json: paths, decided_by, frameworks, the last fault and the BAR it hit"
+
+# The copy engine faulting into GPU1's BAR1 (its VRAM aperture, where
+# copies land), and a fault at an address in no tracked BAR: said so.
+cat >"$tmp/bar1faults" <<'EOF'
+bar 0000:41:00.0 0 e0000000 1000000
+bar 0000:41:00.0 1 c000000000 800000000
+bar 0000:01:00.0 1 a000000000 800000000
+0->1:write 0 4 c000200000
+1->0:read 1 2 1000
+EOF
+P2PMAP_CUDA_STUB="$devs;fault=0->1:w;fault=1->0:r" P2PMAP_VERIFY_FAULTS_FILE=$tmp/bar1faults \
+	run bar1 verify --devices 0,1 --size 4K --paths copy
+line bar1 "$g0 -> $g1: faulted [write: faulted (p2pmap fault counter 0 -> 4, data wrong; last fault at 0xc000200000: 0000:41:00.0 BAR1+0x200000 (VRAM aperture)); read: works]" &&
+	line bar1 "$g1 -> $g0: faulted [write: works; read: faulted (p2pmap fault counter 1 -> 2, data wrong; last fault at 0x1000, in no tracked BAR)]"
+tap $? "a fault in the target's BAR1 named with its offset (VRAM aperture); one in no tracked BAR said so"
+printf 'bar 0000:41:00.0 1 zz 10\n' >"$tmp/badbar"
+P2PMAP_VERIFY_FAULTS_FILE=$tmp/badbar run badbar verify --devices 0,1 --size 4K
+grep -qF 'badbar:1: expected "bar PCI INDEX START SIZE"' "$tmp/badbar.err" && [ ! -s "$tmp/badbar.out" ]
+tap $? "a malformed bar line in the faults file: named, nothing verified"
 
 # cuMem broken alone: NCCL falls back to IPC (NCCL_CUMEM_ENABLE=0), so
 # every framework works; SMs broken (a sticky 700 in that process only):

@@ -485,6 +485,9 @@ static void run_op(const struct verify_opts *o, struct verify_faults *faults,
 	res->has_after = faults->read(faults, r->from, r->to, path, op, true,
 				      &res->faults_after);
 	res->verdict = verify_decide(res);
+	if (res->verdict == VERIFY_FAULTED && faults->last_hit &&
+	    !faults->last_hit(faults, r->from, r->to, path, op, &res->hit))
+		memset(&res->hit, 0, sizeof(res->hit));
 }
 
 /*

@@ -305,6 +305,29 @@ out:
 	free(other);
 }
 
+/*
+ * "; last fault at 0xADDR: 0000:41:00.0 BAR0+0x1000 (registers/mailbox)"
+ * after @buf's text: which NVIDIA path used a raw peer address.
+ */
+static void hit_detail(const struct verify_fault_hit *h, char *buf,
+		       size_t len)
+{
+	size_t at = strlen(buf);
+
+	if (!h->known || at >= len)
+		return;
+	if (!h->in_bar)
+		snprintf(buf + at, len - at,
+			 "; last fault at 0x%llx, in no tracked BAR",
+			 (unsigned long long)h->addr);
+	else
+		snprintf(buf + at, len - at,
+			 "; last fault at 0x%llx: %s BAR%u+0x%llx%s%s%s",
+			 (unsigned long long)h->addr, h->dev, h->bar,
+			 (unsigned long long)h->offset, h->role[0] ? " (" : "",
+			 h->role, h->role[0] ? ")" : "");
+}
+
 /* The detail of one operation's verdict, "" when there is none. */
 static void op_detail(const struct verify_op_result *o, unsigned int timeout,
 		      uint64_t size, char *buf, size_t len)
@@ -326,6 +349,7 @@ static void op_detail(const struct verify_op_result *o, unsigned int timeout,
 			 (unsigned long long)o->faults_after,
 			 !c->data_checked ? "not read back" :
 			 c->data_ok ? "correct" : "wrong");
+		hit_detail(&o->hit, buf, len);
 		break;
 	case VERIFY_HUNG:
 		snprintf(buf, len, "not done after %u s: killed", timeout);
@@ -480,11 +504,41 @@ void verify_format_summary(FILE *f, const struct verify_result *r, size_t n)
 	fputs(")\n", f);
 }
 
+/* "last_fault": null | {"addr", "bar": null | {device, bar, offset, role}} */
+static void json_hit(struct json *j, const struct verify_fault_hit *h)
+{
+	json_key(j, "last_fault");
+	if (!h->known) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_key(j, "addr");
+	json_hex(j, h->addr);
+	json_key(j, "bar");
+	if (!h->in_bar) {
+		json_null(j);
+	} else {
+		json_obj_begin(j);
+		json_key(j, "device");
+		json_str(j, h->dev);
+		json_key(j, "bar");
+		json_u64(j, h->bar);
+		json_key(j, "offset");
+		json_hex(j, h->offset);
+		json_key(j, "role");
+		json_str_or_null(j, h->role);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
 /* The fields of one operation, in the object open in @j. */
 static void json_op_fields(struct json *j, const struct verify_op_result *o)
 {
 	json_key_u64_or_null(j, "faults_before", o->has_before, o->faults_before);
 	json_key_u64_or_null(j, "faults_after", o->has_after, o->faults_after);
+	json_hit(j, &o->hit);
 	json_key(j, "cuda_error");
 	json_str_or_null(j, o->copy.cuda_call[0] ? o->copy.cuda_error :
 			 o->child_error);

@@ -80,12 +80,28 @@ struct verify_copy {
 	uint64_t first_diff;		/* first wrong byte (!data_ok) */
 };
 
+/*
+ * What a direction's last fault hit, as p2pmap recorded it: the address,
+ * and the tracked device's BAR and offset it falls in (output/bar_hit.h:
+ * which NVIDIA path fell back to a raw peer address).
+ */
+struct verify_fault_hit {
+	bool known;			/* an address was recorded */
+	uint64_t addr;
+	bool in_bar;			/* false: in no tracked BAR */
+	char dev[P2PMAP_ADDR_LEN];
+	uint32_t bar;
+	uint64_t offset;
+	char role[32];			/* "VRAM aperture", or "" */
+};
+
 /* One operation of a direction, as the parent decided it. */
 struct verify_op_result {
 	enum verify_verdict verdict;
 	struct verify_copy copy;
 	bool has_before, has_after;	/* false: counter unknown */
 	uint64_t faults_before, faults_after;
+	struct verify_fault_hit hit;	/* faulted: its last fault */
 	bool hung;			/* the watchdog killed the child */
 	char child_error[VERIFY_ERR_LEN]; /* the child died: how, or "" */
 };
@@ -140,6 +156,14 @@ struct verify_faults {
 		     enum verify_op op, bool after, uint64_t *count);
 	void *priv;
 	const char *why;		/* set when read() returns false */
+	/*
+	 * What the last fault of @from -> @to (for @op over @path) hit, as
+	 * of the last read(); NULL or false: not known.
+	 */
+	bool (*last_hit)(struct verify_faults *src,
+			 const struct verify_gpu *from,
+			 const struct verify_gpu *to, enum verify_path path,
+			 enum verify_op op, struct verify_fault_hit *hit);
 };
 
 /*

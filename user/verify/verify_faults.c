@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bar_hit.h"
 #include "dev.h"
 #include "verify_faults.h"
 #include "verify_paths.h"
@@ -17,23 +18,28 @@ struct nl_source {
 	struct p2pmap_dev_list devs;
 };
 
-/* The (@dev, @target) pair counter; false when unknown. */
-static bool peer_count(const struct p2pmap_dev *dev, const char *target,
-		       uint64_t *count)
+/* The (@dev, @target) pair's fault record, or NULL. */
+static const struct p2pmap_fault *peer_fault(const struct p2pmap_dev *dev,
+					     const char *target)
 {
 	unsigned int i, kept;
 
 	kept = dev->npeers < P2PMAP_MAX_PEERS ? dev->npeers : P2PMAP_MAX_PEERS;
-	for (i = 0; i < kept; i++) {
-		if (!strcmp(dev->peers[i].target, target)) {
-			*count = dev->peers[i].f.has_count ?
-				 dev->peers[i].f.count : 0;
-			return true;
-		}
-	}
-	*count = 0;
+	for (i = 0; i < kept; i++)
+		if (!strcmp(dev->peers[i].target, target))
+			return &dev->peers[i].f;
+	return NULL;
+}
+
+/* The (@dev, @target) pair counter; false when unknown. */
+static bool peer_count(const struct p2pmap_dev *dev, const char *target,
+		       uint64_t *count)
+{
+	const struct p2pmap_fault *f = peer_fault(dev, target);
+
+	*count = f && f->has_count ? f->count : 0;
 	/* Records past the ones kept may hold it. */
-	return dev->npeers <= P2PMAP_MAX_PEERS;
+	return f || dev->npeers <= P2PMAP_MAX_PEERS;
 }
 
 static bool nl_read(struct verify_faults *src, const struct verify_gpu *from,
@@ -69,6 +75,57 @@ static bool nl_read(struct verify_faults *src, const struct verify_gpu *from,
 	return true;
 }
 
+/* @addr attributed to a BAR of @devs (bar_hit.h), into @h. */
+static void hit_fill(const struct p2pmap_dev *devs, size_t n, uint64_t addr,
+		     struct verify_fault_hit *h)
+{
+	struct bar_hit bh;
+	const char *role;
+
+	memset(h, 0, sizeof(*h));
+	h->known = true;
+	h->addr = addr;
+	if (!bar_hit_find(devs, n, addr, &bh))
+		return;
+	role = bar_hit_role(&bh);
+	h->in_bar = true;
+	snprintf(h->dev, sizeof(h->dev), "%s", bh.dev->addr);
+	h->bar = bh.bar;
+	h->offset = bh.offset;
+	snprintf(h->role, sizeof(h->role), "%s", role ? role : "");
+}
+
+/* The later of the two pair records' last faults, from the last dump. */
+static bool nl_last_hit(struct verify_faults *src,
+			const struct verify_gpu *from,
+			const struct verify_gpu *to, enum verify_path path,
+			enum verify_op op, struct verify_fault_hit *hit)
+{
+	struct nl_source *s = src->priv;
+	const struct p2pmap_dev *a, *b;
+	const struct p2pmap_fault *fa = NULL, *fb = NULL, *last;
+
+	(void)path;
+	(void)op;
+	a = dev_list_find(&s->devs, from->pci);
+	b = dev_list_find(&s->devs, to->pci);
+	if (a)
+		fa = peer_fault(a, to->pci);
+	if (b)
+		fb = peer_fault(b, from->pci);
+	if (fa && !fa->has_addr)
+		fa = NULL;
+	if (fb && !fb->has_addr)
+		fb = NULL;
+	last = !fa ? fb : !fb ? fa :
+	       fb->has_time && (!fa->has_time || fb->last_time > fa->last_time) ?
+	       fb : fa;
+	if (!last)
+		return false;
+	hit_fill(s->devs.devs, s->devs.n, last->last_addr, hit);
+	return true;
+}
+
 int verify_faults_nl_open(struct verify_faults *src)
 {
 	struct nl_source *s = calloc(1, sizeof(*s));
@@ -85,6 +142,7 @@ int verify_faults_nl_open(struct verify_faults *src)
 		 "p2pmap netlink unavailable";
 	memset(src, 0, sizeof(*src));
 	src->read = nl_read;
+	src->last_hit = nl_last_hit;
 	src->priv = s;
 	return 0;
 }
@@ -95,11 +153,15 @@ struct file_line {
 	int op;				/* enum verify_op, or -1: both */
 	int path;			/* enum verify_path, or -1: every */
 	uint64_t before, after;
+	bool has_addr;
+	uint64_t addr;			/* the last fault's address */
 };
 
 struct file_source {
 	size_t n;
 	struct file_line *lines;
+	size_t ndevs;			/* the "bar" lines' devices */
+	struct p2pmap_dev *devs;
 };
 
 /* @key is a CUDA index or a PCI address of @g. */
@@ -111,25 +173,81 @@ static bool key_matches(const char *key, const struct verify_gpu *g)
 	return !strcmp(key, idx) || !strcmp(key, g->pci);
 }
 
+/* The first line for this direction, operation and path, or NULL. */
+static const struct file_line *file_find(const struct file_source *s,
+					 const struct verify_gpu *from,
+					 const struct verify_gpu *to,
+					 enum verify_path path,
+					 enum verify_op op)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (key_matches(s->lines[i].from, from) &&
+		    key_matches(s->lines[i].to, to) &&
+		    (s->lines[i].op < 0 || s->lines[i].op == (int)op) &&
+		    (s->lines[i].path < 0 || s->lines[i].path == (int)path))
+			return &s->lines[i];
+	return NULL;
+}
+
 static bool file_read(struct verify_faults *src, const struct verify_gpu *from,
 		      const struct verify_gpu *to, enum verify_path path,
 		      enum verify_op op, bool after, uint64_t *count)
 {
+	const struct file_line *l = file_find(src->priv, from, to, path, op);
+
+	*count = !l ? 0 : after ? l->after : l->before;
+	return true;
+}
+
+static bool file_last_hit(struct verify_faults *src,
+			  const struct verify_gpu *from,
+			  const struct verify_gpu *to, enum verify_path path,
+			  enum verify_op op, struct verify_fault_hit *hit)
+{
 	struct file_source *s = src->priv;
+	const struct file_line *l = file_find(s, from, to, path, op);
+
+	if (!l || !l->has_addr)
+		return false;
+	hit_fill(s->devs, s->ndevs, l->addr, hit);
+	return true;
+}
+
+/*
+ * "bar PCI INDEX START SIZE": a BAR of an NVIDIA GPU, as the module's
+ * device dump has it.  Returns 0, or -1 when malformed or out of memory.
+ */
+static int parse_bar(const char *line, struct file_source *s)
+{
+	char pci[32], extra;
+	struct p2pmap_dev *d = NULL, *devs;
+	unsigned int index;
+	uint64_t start, size;
 	size_t i;
 
-	*count = 0;
-	for (i = 0; i < s->n; i++) {
-		if (key_matches(s->lines[i].from, from) &&
-		    key_matches(s->lines[i].to, to) &&
-		    (s->lines[i].op < 0 || s->lines[i].op == (int)op) &&
-		    (s->lines[i].path < 0 || s->lines[i].path == (int)path)) {
-			*count = after ? s->lines[i].after :
-					 s->lines[i].before;
-			break;
-		}
+	if (sscanf(line, "bar %31s %u %" SCNx64 " %" SCNx64 " %c", pci, &index,
+		   &start, &size, &extra) != 4 || strlen(pci) >= P2PMAP_ADDR_LEN)
+		return -1;
+	for (i = 0; i < s->ndevs; i++)
+		if (!strcmp(s->devs[i].addr, pci))
+			d = &s->devs[i];
+	if (!d) {
+		devs = realloc(s->devs, (s->ndevs + 1) * sizeof(*devs));
+		if (!devs)
+			return -1;
+		s->devs = devs;
+		d = memset(&devs[s->ndevs++], 0, sizeof(*d));
+		memcpy(d->addr, pci, strlen(pci) + 1);
+		d->vendor = 0x10de;
 	}
-	return true;
+	if (d->nbars >= P2PMAP_NR_BARS)
+		return -1;
+	d->bars[d->nbars].index = index;
+	d->bars[d->nbars].start = start;
+	d->bars[d->nbars++].size = size;
+	return 0;
 }
 
 static int parse_line(char *line, struct file_line *l)
@@ -137,13 +255,16 @@ static int parse_line(char *line, struct file_line *l)
 	char dir[64], *arrow, *colon, *at;
 	uint64_t before, after;
 	char extra;
+	int n;
 
 	line[strcspn(line, "#\n")] = '\0';
 	if (strspn(line, " \t") == strlen(line))
 		return 1;			/* blank */
-	if (sscanf(line, "%63s %" SCNu64 " %" SCNu64 " %c", dir, &before,
-		   &after, &extra) != 3)
+	n = sscanf(line, "%63s %" SCNu64 " %" SCNu64 " %" SCNx64 " %c", dir,
+		   &before, &after, &l->addr, &extra);
+	if (n != 3 && n != 4)
 		return -1;
+	l->has_addr = n == 4;
 	l->op = -1;
 	l->path = -1;
 	/* "A->B:write@ipc": one path (last), one operation. */
@@ -194,11 +315,19 @@ int verify_faults_file_open(struct verify_faults *src, const char *path)
 	}
 	while (fgets(buf, sizeof(buf), f)) {
 		lineno++;
+		if (!strncmp(buf, "bar ", 4)) {
+			if (parse_bar(buf, s) < 0) {
+				fprintf(stderr, "p2pmap: %s:%u: expected \"bar PCI INDEX START SIZE\"\n",
+					path, lineno);
+				goto fail;
+			}
+			continue;
+		}
 		rc = parse_line(buf, &l);
 		if (rc > 0)
 			continue;
 		if (rc < 0) {
-			fprintf(stderr, "p2pmap: %s:%u: expected \"A->B[:write|:read] BEFORE AFTER\"\n",
+			fprintf(stderr, "p2pmap: %s:%u: expected \"A->B[:write|:read][@PATH] BEFORE AFTER [ADDR]\"\n",
 				path, lineno);
 			goto fail;
 		}
@@ -213,11 +342,13 @@ int verify_faults_file_open(struct verify_faults *src, const char *path)
 	fclose(f);
 	memset(src, 0, sizeof(*src));
 	src->read = file_read;
+	src->last_hit = file_last_hit;
 	src->priv = s;
 	return 0;
 fail:
 	fclose(f);
 	free(s->lines);
+	free(s->devs);
 	free(s);
 	return -1;
 }
@@ -236,6 +367,7 @@ void verify_faults_close(struct verify_faults *src)
 	} else if (src->read == file_read) {
 		fs = src->priv;
 		free(fs->lines);
+		free(fs->devs);
 		free(fs);
 	}
 	memset(src, 0, sizeof(*src));

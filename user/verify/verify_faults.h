@@ -7,10 +7,13 @@
 
 /*
  * For tests only: P2PMAP_VERIFY_FAULTS_FILE names a file of lines
- * "A->B[:write|:read] BEFORE AFTER" (A, B: CUDA indices or PCI addresses;
- * without an operation the line is for both; '#' starts a comment) that
- * replaces the kernel's counters.  A direction without a line reads 0
- * before and after.
+ * "A->B[:write|:read][@PATH] BEFORE AFTER [ADDR]" (A, B: CUDA indices or
+ * PCI addresses; without an operation the line is for both, without a
+ * path for every one; ADDR, hex: the last fault's address) and
+ * "bar PCI INDEX START SIZE" (hex: a BAR of an NVIDIA GPU, that ADDR is
+ * attributed to; '#' starts a comment) that replaces the kernel's
+ * counters and device dump.  A direction without a line reads 0 before
+ * and after.
  */
 #define VERIFY_FAULTS_ENV	"P2PMAP_VERIFY_FAULTS_FILE"
 
