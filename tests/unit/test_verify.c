@@ -4,8 +4,9 @@
  * normalisation, verify_copy_run() over an in-process fake CUDA API
  * (peer access only from the initiator, disabled after; the copy on the
  * initiator's stream), the text and JSON formats, the frameworks' cache
- * files (caches.c: contents, Python's path rules, the device order rule)
- * and the child process watchdog (isolate.c).
+ * files (caches.c: contents, Python's path rules, the device order rule),
+ * the child process watchdog (isolate.c) and which of the module's fault
+ * records names what a direction's last fault hit (fault_hit.c).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "caches.h"
+#include "fault_hit.h"
 #include "isolate.h"
 #include "json_check.h"
 #include "tap.h"
@@ -467,6 +469,72 @@ static void test_isolate(void)
 	       why);
 }
 
+/* A's record of faults at @target: @addr at @time (0: no time). */
+static void peer(struct p2pmap_dev *d, const char *target, uint64_t addr,
+		 uint64_t time)
+{
+	struct p2pmap_peer *p = &d->peers[d->npeers++];
+
+	snprintf(p->target, sizeof(p->target), "%s", target);
+	p->f.has_count = true;
+	p->f.count = 1;
+	p->f.has_addr = addr != 0;
+	p->f.last_addr = addr;
+	p->f.has_time = time != 0;
+	p->f.last_time = time;
+}
+
+static void test_fault_hit(void)
+{
+	static const char a[] = "0000:01:00.0", b[] = "0000:41:00.0";
+	struct p2pmap_dev devs[3];
+	struct verify_fault_hit h;
+
+	memset(devs, 0, sizeof(devs));
+	snprintf(devs[0].addr, sizeof(devs[0].addr), "%s", a);
+	snprintf(devs[1].addr, sizeof(devs[1].addr), "%s", b);
+	snprintf(devs[2].addr, sizeof(devs[2].addr), "0000:61:00.0");
+	devs[1].vendor = 0x10de;
+	devs[1].nbars = 2;
+	devs[1].bars[0] = (struct p2pmap_bar){ 0, 0xe0000000, 0x1000000, 0 };
+	devs[1].bars[1] = (struct p2pmap_bar){ 1, 0xc000000000ULL,
+					       0x800000000ULL, 0 };
+	devs[0].bars[0] = (struct p2pmap_bar){ 1, 0xa000000000ULL,
+					       0x800000000ULL, 0 };
+	devs[0].nbars = 1;
+	devs[0].vendor = 0x10de;
+
+	tap_ok(!fault_hit_of_pair(devs, 3, a, b, &h),
+	       "no record of the pair: no hit");
+	/* A third GPU's faults are not the pair's. */
+	peer(&devs[0], "0000:61:00.0", 0xc000001000ULL, 50);
+	tap_ok(!fault_hit_of_pair(devs, 3, a, b, &h),
+	       "another pair's record: no hit");
+	peer(&devs[0], b, 0xe0002000, 100);
+	tap_ok(fault_hit_of_pair(devs, 3, a, b, &h) && h.known && h.in_bar &&
+	       h.addr == 0xe0002000 && !strcmp(h.dev, b) && h.bar == 0 &&
+	       h.offset == 0x2000 && !strcmp(h.role, "registers/mailbox"),
+	       "A's record of faults at B: B's BAR0 + 0x2000 (registers/mailbox)");
+	/* B's engine reading A: B's record at A, later. */
+	peer(&devs[1], a, 0xa000010000ULL, 200);
+	tap_ok(fault_hit_of_pair(devs, 3, a, b, &h) &&
+	       h.addr == 0xa000010000ULL && !strcmp(h.dev, a) && h.bar == 1 &&
+	       h.offset == 0x10000 && !strcmp(h.role, "VRAM aperture"),
+	       "the later of the pair's two records: B's at A, A's BAR1 + 0x10000");
+	devs[1].peers[0].f.last_time = 99;
+	tap_ok(fault_hit_of_pair(devs, 3, a, b, &h) && h.addr == 0xe0002000,
+	       "... and A's when it is the later");
+	devs[1].peers[0].f.has_addr = false;
+	devs[0].peers[1].f.has_addr = false;
+	tap_ok(!fault_hit_of_pair(devs, 3, a, b, &h),
+	       "records without an address: no hit");
+	devs[0].peers[1].f.has_addr = true;
+	devs[0].peers[1].f.last_addr = 0x1000;
+	tap_ok(fault_hit_of_pair(devs, 3, a, b, &h) && h.known && !h.in_bar &&
+	       h.addr == 0x1000,
+	       "an address in no tracked BAR: known, in none");
+}
+
 int main(void)
 {
 	test_decide();
@@ -475,5 +543,6 @@ int main(void)
 	test_format();
 	test_caches();
 	test_isolate();
+	test_fault_hit();
 	return tap_done();
 }

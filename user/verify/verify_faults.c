@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bar_hit.h"
 #include "dev.h"
+#include "fault_hit.h"
 #include "verify_faults.h"
 #include "verify_paths.h"
 
@@ -75,55 +75,18 @@ static bool nl_read(struct verify_faults *src, const struct verify_gpu *from,
 	return true;
 }
 
-/* @addr attributed to a BAR of @devs (bar_hit.h), into @h. */
-static void hit_fill(const struct p2pmap_dev *devs, size_t n, uint64_t addr,
-		     struct verify_fault_hit *h)
-{
-	struct bar_hit bh;
-	const char *role;
-
-	memset(h, 0, sizeof(*h));
-	h->known = true;
-	h->addr = addr;
-	if (!bar_hit_find(devs, n, addr, &bh))
-		return;
-	role = bar_hit_role(&bh);
-	h->in_bar = true;
-	snprintf(h->dev, sizeof(h->dev), "%s", bh.dev->addr);
-	h->bar = bh.bar;
-	h->offset = bh.offset;
-	snprintf(h->role, sizeof(h->role), "%s", role ? role : "");
-}
-
-/* The later of the two pair records' last faults, from the last dump. */
+/* The later of the pair's two records' last faults, from the last dump. */
 static bool nl_last_hit(struct verify_faults *src,
 			const struct verify_gpu *from,
 			const struct verify_gpu *to, enum verify_path path,
 			enum verify_op op, struct verify_fault_hit *hit)
 {
 	struct nl_source *s = src->priv;
-	const struct p2pmap_dev *a, *b;
-	const struct p2pmap_fault *fa = NULL, *fb = NULL, *last;
 
 	(void)path;
 	(void)op;
-	a = dev_list_find(&s->devs, from->pci);
-	b = dev_list_find(&s->devs, to->pci);
-	if (a)
-		fa = peer_fault(a, to->pci);
-	if (b)
-		fb = peer_fault(b, from->pci);
-	if (fa && !fa->has_addr)
-		fa = NULL;
-	if (fb && !fb->has_addr)
-		fb = NULL;
-	last = !fa ? fb : !fb ? fa :
-	       fb->has_time && (!fa->has_time || fb->last_time > fa->last_time) ?
-	       fb : fa;
-	if (!last)
-		return false;
-	hit_fill(s->devs.devs, s->devs.n, last->last_addr, hit);
-	return true;
+	return fault_hit_of_pair(s->devs.devs, s->devs.n, from->pci, to->pci,
+				 hit);
 }
 
 int verify_faults_nl_open(struct verify_faults *src)
@@ -211,7 +174,7 @@ static bool file_last_hit(struct verify_faults *src,
 
 	if (!l || !l->has_addr)
 		return false;
-	hit_fill(s->devs, s->ndevs, l->addr, hit);
+	fault_hit_at(s->devs, s->ndevs, l->addr, hit);
 	return true;
 }
 
