@@ -6,6 +6,10 @@
 #include "bw_figures.h"
 #include "json.h"
 
+/* The flag verify_output.c looks for on a bandwidth line. */
+static const char LOOKS_STAGED[] =
+	"LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)";
+
 /* The side whose link carries the least; -1 when a link is unknown. */
 static int slower_side(const struct verify_bw *bw)
 {
@@ -69,7 +73,7 @@ char *bw_cause_format(char *buf, size_t len, const struct verify_result *r,
 
 	switch (j->cause) {
 	case BW_CAUSE_STAGED:
-		snprintf(buf, len, "LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)");
+		snprintf(buf, len, "%s", LOOKS_STAGED);
 		break;
 	case BW_CAUSE_LINK:
 		pcie_link_format(cur, sizeof(cur), l, true);
@@ -119,7 +123,7 @@ void bw_figures_format(FILE *f, const struct verify_result *r)
 		fprintf(f, ": CLEARLY BELOW, likely cause: %s",
 			bw_cause_format(why, sizeof(why), r, &j));
 	else if (verify_bw_looks_staged(bw))
-		fprintf(f, ": LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)");
+		fprintf(f, ": %s", LOOKS_STAGED);
 	else if (j.both_below)
 		fprintf(f, ": both ways CLEARLY BELOW, set by the slower direction, GPU%d -> GPU%d",
 			r->to->index, r->from->index);

@@ -25,23 +25,31 @@ void fault_hit_at(const struct p2pmap_dev *devs, size_t n, uint64_t addr,
 	snprintf(hit->role, sizeof(hit->role), "%s", role ? role : "");
 }
 
+const struct p2pmap_fault *fault_hit_peer(const struct p2pmap_dev *dev,
+					  const char *target)
+{
+	unsigned int i, kept;
+
+	kept = dev->npeers < P2PMAP_MAX_PEERS ? dev->npeers : P2PMAP_MAX_PEERS;
+	for (i = 0; i < kept; i++)
+		if (!strcmp(dev->peers[i].target, target))
+			return &dev->peers[i].f;
+	return NULL;
+}
+
 /* @dev's record of faults at @target, if it has an address; or NULL. */
 static const struct p2pmap_fault *pair_fault(const struct p2pmap_dev *devs,
 					     size_t n, const char *dev,
 					     const char *target)
 {
-	unsigned int k, kept;
+	const struct p2pmap_fault *f;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (strcmp(devs[i].addr, dev))
 			continue;
-		kept = devs[i].npeers < P2PMAP_MAX_PEERS ? devs[i].npeers :
-							    P2PMAP_MAX_PEERS;
-		for (k = 0; k < kept; k++)
-			if (!strcmp(devs[i].peers[k].target, target))
-				return devs[i].peers[k].f.has_addr ?
-				       &devs[i].peers[k].f : NULL;
+		f = fault_hit_peer(&devs[i], target);
+		return f && f->has_addr ? f : NULL;
 	}
 	return NULL;
 }

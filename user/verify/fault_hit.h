@@ -15,6 +15,10 @@
 #include "objects.h"
 #include "verify.h"
 
+/* @dev's record of faults at @target (among those kept), or NULL. */
+const struct p2pmap_fault *fault_hit_peer(const struct p2pmap_dev *dev,
+					  const char *target);
+
 /* @addr attributed to a BAR of @devs, into @hit. */
 void fault_hit_at(const struct p2pmap_dev *devs, size_t n, uint64_t addr,
 		  struct verify_fault_hit *hit);

@@ -18,24 +18,11 @@ struct nl_source {
 	struct p2pmap_dev_list devs;
 };
 
-/* The (@dev, @target) pair's fault record, or NULL. */
-static const struct p2pmap_fault *peer_fault(const struct p2pmap_dev *dev,
-					     const char *target)
-{
-	unsigned int i, kept;
-
-	kept = dev->npeers < P2PMAP_MAX_PEERS ? dev->npeers : P2PMAP_MAX_PEERS;
-	for (i = 0; i < kept; i++)
-		if (!strcmp(dev->peers[i].target, target))
-			return &dev->peers[i].f;
-	return NULL;
-}
-
 /* The (@dev, @target) pair counter; false when unknown. */
 static bool peer_count(const struct p2pmap_dev *dev, const char *target,
 		       uint64_t *count)
 {
-	const struct p2pmap_fault *f = peer_fault(dev, target);
+	const struct p2pmap_fault *f = fault_hit_peer(dev, target);
 
 	*count = f && f->has_count ? f->count : 0;
 	/* Records past the ones kept may hold it. */
