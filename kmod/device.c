@@ -52,6 +52,7 @@ static struct p2pmap_dev *p2pmap_dev_new(struct pci_dev *pdev,
 	if (!dev)
 		return NULL;
 	strscpy(dev->addr, addr, sizeof(dev->addr));
+	dev->host_bridge = (pdev->class >> 8) == PCI_CLASS_BRIDGE_HOST;
 	dev->domain_type = P2PMAP_DOMAIN_UNKNOWN;
 	dev->pdev = pci_dev_get(pdev);	/* put by the kobject release */
 	if (p2pmap_sysfs_dev_add(dev)) {
@@ -145,6 +146,28 @@ MODULE_PARM_DESC(debug_release_at_unbind,
 #endif
 
 /*
+ * @dev's driver holds its recorded domain again (binding or bound): what
+ * p2pmap left in it while nothing held it is checked, and given back when
+ * no other DMA API driver of the domain remains (the one about to probe
+ * has allocated nothing).  One still unbinding keeps them: its remove()
+ * may still hold raw peer addresses.
+ */
+static void p2pmap_dev_reclaim(struct p2pmap_dev *dev)
+{
+	unsigned int n;
+
+	if (!dev->domain)
+		return;
+	p2pmap_ranges_reconcile(dev->domain, dev->pdev, dev->addr);
+	if (p2pmap_domain_in_use(dev->domain, dev))
+		return;
+	n = p2pmap_ranges_release_domain(dev->domain);
+	if (n)
+		pr_info("%s: %u range(s) kept in its default domain since its group's last driver left are given back before this driver probes\n",
+			dev->addr, n);
+}
+
+/*
  * BIND_DRIVER: @pdev's driver is about to probe.  dma_configure() holds
  * the default domain for it, and it has allocated nothing yet: the time to
  * reserve what it must never be handed out (reserve.c).
@@ -161,6 +184,7 @@ void p2pmap_dev_binding(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
 	p2pmap_domain_record(dev);
+	p2pmap_dev_reclaim(dev);
 	if (!p2pmap_policy_may_admit(dev, &why) ||
 	    !p2pmap_reserve_windows(dev) ||
 	    p2pmap_domain_in_use(dev->domain, dev))
@@ -217,6 +241,7 @@ void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
 	p2pmap_domain_record(dev);
+	p2pmap_dev_reclaim(dev);
 	if (before && before != dev->domain &&
 	    !p2pmap_domain_in_use(before, dev)) {
 		pr_info("%s: its driver attached a domain of its own in probe: the reservations of its default domain go back\n",
@@ -262,11 +287,12 @@ void p2pmap_dev_leave(struct p2pmap_dev *dev)
 /*
  * UNBOUND_DRIVER: remove() and dma_cleanup() are done, the driver is gone.
  * If no other device of the domain is bound to a DMA API driver (or still
- * unbinding), nothing there can hold a raw peer address any more: the
- * domain's reservations go back.  Between dma_cleanup() and now, root can
- * replace the group's default domain through sysfs (6.12+ checks only that
- * no DMA API user is left): a domain no longer attached is never touched,
- * p2pmap only forgets what it had in it.
+ * unbinding), nothing holds the domain any more: since dma_cleanup(), root
+ * may have replaced the group's default domain through sysfs (6.12+ checks
+ * only that no DMA API user is left, not the device lock) or VFIO claimed
+ * the group, and the domain may be freed or be another one at the same
+ * address.  Its ranges stay untouched, dormant, until a driver of the
+ * group holds it again (range.c).
  */
 void p2pmap_dev_unbound(struct p2pmap_dev *dev)
 {
@@ -280,12 +306,9 @@ void p2pmap_dev_unbound(struct p2pmap_dev *dev)
 	dev->domain = NULL;
 	dev->driver[0] = '\0';
 	p2pmap_generation++;
-	if (domain && !p2pmap_domain_in_use(domain, dev)) {
-		if (p2pmap_domain_attached(dev, domain))
-			p2pmap_ranges_release_domain(domain);
-		else
-			p2pmap_ranges_forget_domain(domain, dev->addr);
-	}
+	if (domain && p2pmap_ranges_dormant(domain))
+		pr_info("%s: no driver holds its default domain now: p2pmap's ranges there stay reserved, untouched, until a driver of its group binds\n",
+			dev->addr);
 	if (dev->removing)
 		p2pmap_dev_untrack(dev);
 }

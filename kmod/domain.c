@@ -68,11 +68,20 @@ bool p2pmap_domain_in_use(struct iommu_domain *domain,
 }
 
 /*
- * Is @domain still what @dev's group is attached to?  Only compared, never
- * dereferenced: at UNBOUND_DRIVER the driver no longer holds the domain.
+ * Does a driver of @dev that uses the DMA API hold @dev->domain right now?
+ * Called under @dev's device lock (and p2pmap_lock): the driver core calls
+ * dma_cleanup() under that lock, so a DMA API driver seen bound keeps its
+ * group's default domain alive (a sysfs type change and a VFIO claim both
+ * need the group's owner count at zero) until the lock is dropped.  The
+ * recorded pointer must also be the domain attached now: compared, never
+ * dereferenced before that.
  */
-bool p2pmap_domain_attached(struct p2pmap_dev *dev,
-			    struct iommu_domain *domain)
+bool p2pmap_domain_held(struct p2pmap_dev *dev)
 {
-	return iommu_get_domain_for_dev(&dev->pdev->dev) == domain;
+	struct device_driver *drv = dev->pdev->dev.driver;
+
+	lockdep_assert_held(&p2pmap_lock);
+	device_lock_assert(&dev->pdev->dev);
+	return dev->domain && drv && !to_pci_driver(drv)->driver_managed_dma &&
+	       iommu_get_domain_for_dev(&dev->pdev->dev) == dev->domain;
 }

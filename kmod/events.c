@@ -3,9 +3,11 @@
  * Notifications on the "events" multicast group: devices coming and going,
  * links changing state, new faults.  Sent under p2pmap_lock, in the order
  * things happen; nothing is built when nobody listens.  The initial network
- * namespace gets them as its dumps do; other namespaces (containers) get
- * them unless netns_reads=N, built without fault addresses, as a reader
- * there without CAP_SYS_ADMIN in the initial user namespace reads them.
+ * namespace gets them, and other namespaces (containers) unless
+ * netns_reads=N.  They never carry fault addresses: joining the group asks
+ * only CAP_NET_ADMIN over the listener's own network namespace, and a
+ * multicast cannot ask each listener for CAP_SYS_ADMIN, which dumps and
+ * sysfs ask before they give an address (netlink_access.c).
  */
 #include <net/net_namespace.h>
 #include "p2pmap.h"
@@ -96,6 +98,7 @@ static void p2pmap_ntf_send_elsewhere(struct sk_buff *skb, u8 cmd)
 
 static void p2pmap_ntf(u8 cmd, p2pmap_ntf_fill_t fill, void *obj)
 {
+	bool here, elsewhere;
 	struct sk_buff *skb;
 	int err;
 
@@ -104,17 +107,26 @@ static void p2pmap_ntf(u8 cmd, p2pmap_ntf_fill_t fill, void *obj)
 #endif
 	if (!p2pmap_events_on)
 		return;
-	if (p2pmap_ntf_listened(&init_net)) {
-		skb = p2pmap_ntf_build(cmd, fill, obj, true);
-		err = skb ? genlmsg_multicast(&p2pmap_family, skb, 0,
-					      P2PMAP_MCGRP_EVENTS_ID,
-					      GFP_KERNEL) : -ENOMEM;
+	here = p2pmap_ntf_listened(&init_net);
+	elsewhere = READ_ONCE(p2pmap_netns_reads) &&
+		    p2pmap_ntf_listened_elsewhere();
+	if (!here && !elsewhere)
+		return;
+	/* The same message everywhere: no addresses (see above). */
+	skb = p2pmap_ntf_build(cmd, fill, obj, false);
+	if (here) {
+		struct sk_buff *copy = skb && elsewhere ?
+				       skb_clone(skb, GFP_KERNEL) : skb;
+
+		err = copy ? genlmsg_multicast(&p2pmap_family, copy, 0,
+					       P2PMAP_MCGRP_EVENTS_ID,
+					       GFP_KERNEL) : -ENOMEM;
 		if (err && err != -ESRCH)
 			p2pmap_ntf_lost(&init_net, cmd);
+		if (!elsewhere)
+			return;
 	}
-	if (READ_ONCE(p2pmap_netns_reads) && p2pmap_ntf_listened_elsewhere())
-		p2pmap_ntf_send_elsewhere(p2pmap_ntf_build(cmd, fill, obj,
-							   false), cmd);
+	p2pmap_ntf_send_elsewhere(skb, cmd);
 }
 
 static int p2pmap_ntf_fill_dev(struct sk_buff *skb, void *obj, bool addrs)

@@ -117,7 +117,7 @@ void p2pmap_fault_amdvi_line(const char *text, size_t len)
 	}
 	rcu_read_lock();
 	init = p2pmap_fault_index_addr(dev);
-	if (init && (init->pdev->class >> 8) == PCI_CLASS_BRIDGE_HOST) {
+	if (init && init->host_bridge) {
 		atomic64_inc(&p2pmap_amdvi_rejected);
 	} else if (init) {
 		/* Counted once if the tracepoint saw it too: see fault.c. */

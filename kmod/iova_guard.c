@@ -351,6 +351,32 @@ void p2pmap_iova_flush_caches(struct iommu_domain *domain)
 		free_iova_fast(iovad, pfn, iovad->dma_32bit_pfn);
 }
 
+/*
+ * Is @resv still p2pmap's node over [iova, iova + size) in @domain's
+ * allocator?  @domain must be held (a DMA API driver of its group is bound
+ * or binding): it is alive then, but it may be a new domain at the address
+ * of a freed one, whose nodes went with it.  Only that exact node at that
+ * exact place counts; @resv is compared, never read, until found.
+ */
+bool p2pmap_iova_holds(struct iommu_domain *domain, struct iova *resv,
+		       u64 iova, u64 size)
+{
+	struct iova_domain *iovad = p2pmap_iovad(domain);
+	unsigned long lo, hi, flags;
+	struct iova *v;
+	bool found;
+
+	if (!iovad || !resv)
+		return false;
+	lo = iova_pfn(iovad, iova);
+	hi = iova_pfn(iovad, iova + size - 1);
+	spin_lock_irqsave(&iovad->iova_rbtree_lock, flags);
+	v = p2pmap_iova_from(iovad, lo);
+	found = v == resv && v->pfn_lo == lo && v->pfn_hi == hi;
+	spin_unlock_irqrestore(&iovad->iova_rbtree_lock, flags);
+	return found;
+}
+
 /* Give back a reservation made by p2pmap_iova_reserve(). */
 void p2pmap_iova_release(struct iommu_domain *domain, struct iova *resv)
 {

@@ -8,6 +8,8 @@
  * network namespace, from a sender with CAP_NET_ADMIN, CAP_SYS_ADMIN and
  * CAP_SYS_RAWIO in the initial user namespace.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/moduleparam.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -78,12 +80,29 @@ int p2pmap_nl_may_change(struct sk_buff *skb, struct genl_info *info)
 
 /*
  * Fault addresses go only to readers with CAP_SYS_ADMIN in the initial user
- * namespace: an address outside every BAR is an IOVA of the device's DMA
- * API space, which the kernel itself prints only to its log (dmesg_restrict
- * on Debian).  Counts, times and BARs (world-readable in
- * /sys/bus/pci/devices/X/resource already) go to every reader.
+ * namespace, held by the socket's opener and by the reader, as
+ * netlink_capable() asks it: an address outside every BAR is an IOVA of
+ * the device's DMA API space, which the kernel itself prints only to its
+ * log (dmesg_restrict on Debian).  Counts, times and BARs (world-readable
+ * in /sys/bus/pci/devices/X/resource already) go to every reader.  Events
+ * never carry addresses (events.c): a multicast cannot ask each listener.
+ *
+ * Without an audit record: asking says nothing about an attack, and an
+ * unprivileged exporter polling every few seconds would fill the audit
+ * log with denials under AppArmor or SELinux.  The opener's credentials
+ * are read as cap_capable() reads them for the initial user namespace.
  */
+static bool p2pmap_opener_has(const struct cred *cred, int cap)
+{
+	return cred->user_ns == &init_user_ns &&
+	       cap_raised(cred->cap_effective, cap);
+}
+
 bool p2pmap_nl_sees_addrs(struct sk_buff *skb)
 {
-	return netlink_capable(skb, CAP_SYS_ADMIN);
+	struct sock *sk = NETLINK_CB(skb).sk;
+	struct file *file = sk && sk->sk_socket ? sk->sk_socket->file : NULL;
+
+	return file && p2pmap_opener_has(file->f_cred, CAP_SYS_ADMIN) &&
+	       ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 }

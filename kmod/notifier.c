@@ -7,10 +7,12 @@
  * BOUND_DRIVER;  UNBIND_DRIVER -> remove -> dma_cleanup -> UNBOUND_DRIVER;
  * DEL_DEVICE -> unbind -> REMOVED_DEVICE.  p2pmap reserves at BIND_DRIVER,
  * maps at BOUND_DRIVER (BARs are final), unmaps at UNBIND_DRIVER (before
- * the driver goes), gives reservations back at UNBOUND_DRIVER (the driver
- * is gone) and forgets the device at DEL_DEVICE, or at the UNBOUND_DRIVER
- * that follows it when a driver was still there (device.c).
+ * the driver goes), leaves reservations dormant at UNBOUND_DRIVER (nothing
+ * holds the domain then: range.c) and forgets the device at DEL_DEVICE, or
+ * at the UNBOUND_DRIVER that follows it when a driver was still there
+ * (device.c).
  */
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/slab.h>
 #include "p2pmap.h"
@@ -118,11 +120,22 @@ static void p2pmap_event(struct pci_dev *pdev, unsigned long action)
 	}
 }
 
+#ifdef P2PMAP_DEBUG
+static unsigned int debug_unbound_delay_ms;
+module_param(debug_unbound_delay_ms, uint, 0644);
+MODULE_PARM_DESC(debug_unbound_delay_ms,
+		 "DEBUG BUILDS ONLY: wait this long before handling UNBOUND_DRIVER, as behind another device's bind (opens the window after dma_cleanup() for the tests)");
+#else
+#define debug_unbound_delay_ms 0
+#endif
+
 static int p2pmap_bus_notify(struct notifier_block *nb, unsigned long action,
 			     void *data)
 {
 	struct device *d = data;
 
+	if (action == BUS_NOTIFY_UNBOUND_DRIVER && debug_unbound_delay_ms)
+		msleep(debug_unbound_delay_ms);
 	mutex_lock(&p2pmap_lock);
 	if (!p2pmap_dying)
 		p2pmap_event(to_pci_dev(d), action);

@@ -81,6 +81,11 @@ struct p2pmap_dev {
 	struct pci_dev *pdev;			/* reference held */
 	u32 id;					/* never reused, never 0 */
 	char addr[P2PMAP_ADDR_LEN];
+	bool host_bridge;			/* a PCI host bridge (class 0x0600):
+						 * the fault probes read this, never
+						 * the pci_dev (put before RCU frees
+						 * the entry)
+						 */
 	bool sid_shared;			/* its requester id is another
 						 * PCI segment's too
 						 */
@@ -121,13 +126,17 @@ struct p2pmap_dev {
  * its mapping.  Shared (users > 1) when two initiators of one IOMMU group
  * link to the same target BAR.  Unmapping keeps the reservation: the
  * initiator may still hold the raw peer address, and the DMA API must
- * never hand it out as a buffer.  It is given back only when no device
- * bound to a DMA API driver remains in @domain (range.c), which is also
- * what keeps @domain alive while the range exists.
+ * never hand it out as a buffer.  @domain is read only while a DMA API
+ * driver of its group holds it; when none does, the range is dormant,
+ * @domain a key compared and never dereferenced, until the next driver's
+ * bind checks and gives it back (range.c).
  */
 struct p2pmap_range {
 	struct list_head node;
 	struct iommu_domain *domain;
+	struct iommu_group *group;	/* @domain's group: a key, like @domain
+					 * (no reference), never dereferenced
+					 */
 	u64 iova;
 	u64 size;
 	u64 pages;		/* IOMMU page-table entries the map needed */
@@ -197,8 +206,7 @@ extern struct list_head p2pmap_devs;
 void p2pmap_domain_record(struct p2pmap_dev *dev);
 bool p2pmap_domain_in_use(struct iommu_domain *domain,
 			  const struct p2pmap_dev *except);
-bool p2pmap_domain_attached(struct p2pmap_dev *dev,
-			    struct iommu_domain *domain);
+bool p2pmap_domain_held(struct p2pmap_dev *dev);
 
 /* link.c */
 extern struct list_head p2pmap_links;
@@ -238,11 +246,12 @@ struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
 				      struct pci_dev *init, u64 iova, u64 size,
 				      const char **why, int *err);
 void p2pmap_range_release(struct p2pmap_range *r);
-void p2pmap_ranges_release_domain(struct iommu_domain *domain);
-void p2pmap_ranges_forget_domain(struct iommu_domain *domain,
-				 const char *addr);
-void p2pmap_ranges_release_all(void);
+unsigned int p2pmap_ranges_release_domain(struct iommu_domain *domain);
+unsigned int p2pmap_ranges_reconcile(struct iommu_domain *domain,
+				     struct pci_dev *pdev, const char *addr);
+void p2pmap_ranges_release_held(void);
 unsigned int p2pmap_ranges_reserved(void);
+unsigned int p2pmap_ranges_dormant(struct iommu_domain *domain);
 
 /* reserve.c: other host bridges' windows, reserved before a driver probes */
 unsigned int p2pmap_reserve_windows(struct p2pmap_dev *dev);
@@ -259,6 +268,8 @@ int p2pmap_iova_reserve(struct iommu_domain *domain, struct pci_dev *init,
 int p2pmap_iova_reserve_gap(struct iommu_domain *domain, u64 lo, u64 hi,
 			    struct iova **resv, u64 *gap_lo, u64 *gap_end,
 			    u64 *way_lo, u64 *way_end);
+bool p2pmap_iova_holds(struct iommu_domain *domain, struct iova *resv,
+		       u64 iova, u64 size);
 void p2pmap_iova_release(struct iommu_domain *domain, struct iova *resv);
 void p2pmap_iova_flush_caches(struct iommu_domain *domain);
 

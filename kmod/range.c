@@ -4,10 +4,22 @@
  * given back.  A range is reserved before it is mapped (map.c) and stays
  * reserved after it is unmapped (unmap.c): the initiator may keep using the
  * raw peer address, and that address must fault, never reach a buffer the
- * DMA API handed out in its place.  The reservation goes when no device of
- * the domain is bound to a DMA API driver any more (the last one has
- * finished unbinding: UNBOUND_DRIVER, after its remove() and dma_cleanup()),
- * and at module unload.  All under p2pmap_lock.
+ * DMA API handed out in its place.
+ *
+ * p2pmap reads or changes a domain's allocator only while a DMA API driver
+ * of its group holds the domain (dma_configure() to dma_cleanup()): from
+ * BIND_DRIVER to UNBIND_DRIVER of such a driver, or under the device lock
+ * of one found bound.  When the last such driver has gone (UNBOUND_DRIVER,
+ * after its remove() and dma_cleanup()), nothing holds the domain: root may
+ * replace the group's default domain through sysfs, or VFIO claim the
+ * group, before p2pmap even sees the event.  The domain's ranges then stay
+ * as they are, dormant, never touched: the next DMA API driver to bind in
+ * the group holds the domain again, and at its BIND_DRIVER the ranges are
+ * checked (each range's own node at its own place, p2pmap_iova_holds()),
+ * forgotten if the domain was replaced (its nodes went with it), and given
+ * back otherwise, before that driver probes.  At module unload the ranges
+ * of held domains are given back; dormant ones are left to the kernel.
+ * All under p2pmap_lock.
  */
 #include <linux/slab.h>
 #include "p2pmap.h"
@@ -74,6 +86,7 @@ struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
 		return NULL;
 	}
 	r->domain = domain;
+	r->group = init->dev.iommu_group;
 	r->iova = iova;
 	r->size = size;
 	list_add_tail(&r->node, &p2pmap_ranges);
@@ -82,9 +95,10 @@ struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
 }
 
 /*
- * Forget @r, unmapped and unused.  Its IOVAs go back to the DMA API unless
- * an unmap came back short: then PTEs may remain, and the node stays in the
- * allocator (the kernel frees it with the domain).
+ * Forget @r, unmapped and unused, in a domain a driver holds.  Its IOVAs go
+ * back to the DMA API unless an unmap came back short: then PTEs may
+ * remain, and the node stays in the allocator (the kernel frees it with the
+ * domain).
  */
 void p2pmap_range_release(struct p2pmap_range *r)
 {
@@ -94,6 +108,11 @@ void p2pmap_range_release(struct p2pmap_range *r)
 	if (r->stuck)
 		pr_warn("range %#llx+%#llx: left reserved for good (an unmap came back short)\n",
 			r->iova, r->size);
+	else if (r->resv &&
+		 WARN_ON_ONCE(!p2pmap_iova_holds(r->domain, r->resv, r->iova,
+						  r->size)))
+		pr_err("range %#llx+%#llx: p2pmap's node is not where p2pmap put it: left alone\n",
+		       r->iova, r->size);
 	else
 		p2pmap_iova_release(r->domain, r->resv);
 	pr_debug("range %#llx+%#llx: released\n", r->iova, r->size);
@@ -101,24 +120,18 @@ void p2pmap_range_release(struct p2pmap_range *r)
 	kfree(r);
 }
 
-/* No device of @domain is bound to a DMA API driver any more. */
-void p2pmap_ranges_release_domain(struct iommu_domain *domain)
+/* Forget @r without touching its domain (which may be freed). */
+static void p2pmap_range_forget(struct p2pmap_range *r)
 {
-	struct p2pmap_range *r, *tmp;
-
-	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node)
-		if (r->domain == domain)
-			p2pmap_range_release(r);
+	list_del(&r->node);
+	kfree(r);
 }
 
 /*
- * @domain is no longer attached to the device p2pmap recorded it for (root
- * changed the group's type between dma_cleanup() and UNBOUND_DRIVER): it
- * may be freed, with p2pmap's nodes in it.  Forget the ranges without
- * touching it.  Links were unmapped at UNBIND_DRIVER, while it was alive.
+ * No device of @domain, which a driver holds, is bound to a DMA API driver
+ * any more, apart from the one now binding.  Returns how many ranges went.
  */
-void p2pmap_ranges_forget_domain(struct iommu_domain *domain,
-				 const char *addr)
+unsigned int p2pmap_ranges_release_domain(struct iommu_domain *domain)
 {
 	struct p2pmap_range *r, *tmp;
 	unsigned int n = 0;
@@ -127,30 +140,114 @@ void p2pmap_ranges_forget_domain(struct iommu_domain *domain,
 	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node) {
 		if (r->domain != domain)
 			continue;
-		WARN_ON_ONCE(r->users || (r->mapped && !r->stuck));
-		list_del(&r->node);
-		kfree(r);
+		p2pmap_range_release(r);
 		n++;
 	}
-	if (n)
-		pr_warn("%s: its default domain was replaced while its driver unbound: %u range(s) forgotten, not given back (the kernel frees them with the domain)\n",
-			addr, n);
+	return n;
 }
 
 /*
- * Module unload, after every link is unmapped: the one time reservations
- * go back while an initiator may still be bound.  Without p2pmap the host
- * is exactly as the kernel alone makes it (it reserves no peer BAR of
- * another host bridge either); keeping nodes would leave p2pmap state in
- * the kernel after it is gone.  The peer BARs fault again at once: the PTEs
- * went with the links.
+ * Is @r, with @domain held by a driver of @group, still in that domain?
+ * A group has one default domain at a time and a type change frees the
+ * old one: a range of @group in another domain, or of another group in
+ * @domain (an address freed and given out again), is stale.  Otherwise
+ * its node must sit at its place (a new domain may have come back at the
+ * same address): ranges without a node of their own count as the
+ * domain's other ranges do.
  */
-void p2pmap_ranges_release_all(void)
+static bool p2pmap_range_stale(struct p2pmap_range *r,
+			       struct iommu_domain *domain,
+			       struct iommu_group *group)
+{
+	return r->group != group || r->domain != domain ||
+	       (r->resv &&
+		!p2pmap_iova_holds(domain, r->resv, r->iova, r->size));
+}
+
+static bool p2pmap_range_keyed(const struct p2pmap_range *r,
+			       struct iommu_domain *domain,
+			       struct iommu_group *group)
+{
+	return r->domain == domain || r->group == group;
+}
+
+/*
+ * @addr's DMA API driver is binding or bound: it holds @domain, its
+ * group's default domain.  Ranges recorded for that group or that domain
+ * while nothing held them (the group's last driver left) may be stale: a
+ * root write to the group's type freed the domain with p2pmap's nodes in
+ * it, and the domain at that address may be another one now.  Stale
+ * ranges are forgotten untouched; if one is, all of the domain's are.
+ * Returns how many went.
+ */
+unsigned int p2pmap_ranges_reconcile(struct iommu_domain *domain,
+				     struct pci_dev *pdev, const char *addr)
+{
+	struct iommu_group *group = pdev->dev.iommu_group;
+	struct p2pmap_range *r, *tmp;
+	unsigned int gone = 0;
+	bool stale = false;
+
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry(r, &p2pmap_ranges, node)
+		if (p2pmap_range_keyed(r, domain, group) &&
+		    p2pmap_range_stale(r, domain, group))
+			stale = true;
+	if (!stale)
+		return 0;
+	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node) {
+		if (!p2pmap_range_keyed(r, domain, group))
+			continue;
+		if (r->group == group && r->domain == domain && r->resv &&
+		    p2pmap_iova_holds(domain, r->resv, r->iova, r->size))
+			continue;
+		/* A mapped range's initiator held the domain all along. */
+		if (WARN_ON_ONCE(r->users))
+			continue;
+		p2pmap_range_forget(r);
+		gone++;
+	}
+	pr_info("%s: its group's default domain was replaced while no driver held it: %u range(s) of p2pmap's went with the old domain, nothing of the new one was touched\n",
+		addr, gone);
+	return gone;
+}
+
+/*
+ * Module unload, after every link is unmapped, with events ignored
+ * (p2pmap_dying) and so the device list fixed: the one time reservations
+ * go back while an initiator may still be bound.  Without p2pmap the host
+ * is exactly as the kernel alone makes it; the peer BARs fault again at
+ * once (the PTEs went with the links).  Each domain is touched only under
+ * the device lock of a device whose DMA API driver holds it (device lock
+ * before p2pmap_lock, as in the notifier).  Ranges of a domain no driver
+ * holds are left to the kernel, untouched: it frees them with the domain.
+ */
+void p2pmap_ranges_release_held(void)
 {
 	struct p2pmap_range *r, *tmp;
+	struct p2pmap_dev *dev;
+	unsigned int n = 0;
 
-	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node)
-		p2pmap_range_release(r);
+	list_for_each_entry(dev, &p2pmap_devs, node) {
+		device_lock(&dev->pdev->dev);
+		mutex_lock(&p2pmap_lock);
+		if (p2pmap_domain_held(dev)) {
+			p2pmap_ranges_reconcile(dev->domain, dev->pdev,
+						dev->addr);
+			p2pmap_ranges_release_domain(dev->domain);
+		}
+		mutex_unlock(&p2pmap_lock);
+		device_unlock(&dev->pdev->dev);
+	}
+	mutex_lock(&p2pmap_lock);
+	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node) {
+		p2pmap_range_forget(r);
+		n++;
+	}
+	mutex_unlock(&p2pmap_lock);
+	if (n)
+		pr_info("%u reserved range(s) in domains no driver holds now are left to the kernel: it frees them with their domain\n",
+			n);
 }
 
 unsigned int p2pmap_ranges_reserved(void)
@@ -159,6 +256,19 @@ unsigned int p2pmap_ranges_reserved(void)
 	unsigned int n = 0;
 
 	list_for_each_entry(r, &p2pmap_ranges, node)
-		n += !r->mapped && !r->window;
+		n += !r->mapped && !r->window &&
+		     p2pmap_domain_in_use(r->domain, NULL);
+	return n;
+}
+
+/* Ranges of @domain (all when NULL) that no driver holds now: dormant. */
+unsigned int p2pmap_ranges_dormant(struct iommu_domain *domain)
+{
+	struct p2pmap_range *r;
+	unsigned int n = 0;
+
+	list_for_each_entry(r, &p2pmap_ranges, node)
+		n += (!domain || r->domain == domain) &&
+		     !p2pmap_domain_in_use(r->domain, NULL);
 	return n;
 }

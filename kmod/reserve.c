@@ -101,6 +101,7 @@ static bool p2pmap_windows_touch(struct iommu_domain *domain, u64 iova,
  * initiator's own host-bridge window).
  */
 static struct p2pmap_range *p2pmap_window_add(struct iommu_domain *domain,
+					      struct pci_dev *init,
 					      u64 iova, u64 size,
 					      struct iova *resv)
 {
@@ -109,6 +110,7 @@ static struct p2pmap_range *p2pmap_window_add(struct iommu_domain *domain,
 	if (!r)
 		return NULL;
 	r->domain = domain;
+	r->group = init->dev.iommu_group;
 	r->iova = iova;
 	r->size = size;
 	r->resv = resv;
@@ -143,7 +145,7 @@ int p2pmap_windows_fill(struct iommu_domain *domain, struct pci_dev *init,
 					  why);
 		if (err)
 			break;
-		r = p2pmap_window_add(domain, lo, gap_end - lo, node);
+		r = p2pmap_window_add(domain, init, lo, gap_end - lo, node);
 		if (!r) {
 			p2pmap_iova_release(domain, node);
 			*why = "out of memory for an identity range";
@@ -172,7 +174,7 @@ u64 p2pmap_windows_reserved_bytes(void)
 	u64 bytes = 0;
 
 	list_for_each_entry(r, &p2pmap_ranges, node)
-		if (r->window)
+		if (r->window && p2pmap_domain_in_use(r->domain, NULL))
 			bytes += r->size;
 	return bytes;
 }
@@ -205,7 +207,8 @@ static int p2pmap_reserve_stretch(struct p2pmap_dev *dev, u64 lo, u64 hi)
 					      &end, &way, &way_end);
 		if (err)
 			return err;
-		if (node && !p2pmap_window_add(domain, gap, end - gap, node)) {
+		if (node &&
+		    !p2pmap_window_add(domain, dev->pdev, gap, end - gap, node)) {
 			p2pmap_iova_release(domain, node);
 			return -ENOMEM;
 		}

@@ -5,10 +5,14 @@
  * no lock: removing a kobject waits for them, and it is removed under
  * p2pmap_lock.  They read single fields that may be a change behind.
  */
+#include <linux/cred.h>
 #include <linux/kobject.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <net/net_namespace.h>
 #include "p2pmap.h"
+#include "netlink.h"
 
 static struct kobject *p2pmap_kobj, *p2pmap_devs_kobj, *p2pmap_links_kobj;
 
@@ -27,7 +31,7 @@ static ssize_t p2pmap_emit_sources(char *buf, u32 src)
 	return n + sysfs_emit_at(buf, n, "\n");
 }
 
-/* ---- /sys/kernel/p2pmap/{version,fault_sources,sme} */
+/* ---- /sys/kernel/p2pmap/{version,fault_sources,sme,ranges_dormant} */
 
 static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
@@ -53,7 +57,21 @@ static ssize_t sme_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", names[p2pmap_sme_state()]);
 }
 
+/* Ranges kept in domains no driver holds (range.c), under the lock. */
+static ssize_t ranges_dormant_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	unsigned int n;
+
+	mutex_lock(&p2pmap_lock);
+	n = p2pmap_ranges_dormant(NULL);
+	mutex_unlock(&p2pmap_lock);
+	return sysfs_emit(buf, "%u\n", n);
+}
+
 static struct kobj_attribute p2pmap_attr_version = __ATTR_RO(version);
+static struct kobj_attribute p2pmap_attr_ranges_dormant =
+	__ATTR_RO(ranges_dormant);
 static struct kobj_attribute p2pmap_attr_fault_sources =
 	__ATTR_RO(fault_sources);
 static struct kobj_attribute p2pmap_attr_sme = __ATTR_RO(sme);
@@ -62,11 +80,32 @@ static struct attribute *p2pmap_root_attrs[] = {
 	&p2pmap_attr_version.attr,
 	&p2pmap_attr_fault_sources.attr,
 	&p2pmap_attr_sme.attr,
+	&p2pmap_attr_ranges_dormant.attr,
 	NULL,
 };
 
 static const struct attribute_group p2pmap_root_group = {
 	.attrs = p2pmap_root_attrs,
+};
+
+/*
+ * netns_reads=N: what netlink withholds from other network namespaces,
+ * the device and link files withhold too.  /sys/kernel is not namespaced,
+ * and LXC (sys:mixed) and Docker show it, read-only, inside containers.
+ * Asked of the reader at each read, as netlink asks of each request.
+ */
+static ssize_t p2pmap_view_show(struct kobject *kobj, struct attribute *attr,
+				char *buf)
+{
+	if (!READ_ONCE(p2pmap_netns_reads) &&
+	    (!net_eq(current->nsproxy->net_ns, &init_net) ||
+	     current_user_ns() != &init_user_ns))
+		return -EPERM;
+	return kobj_sysfs_ops.show(kobj, attr, buf);
+}
+
+static const struct sysfs_ops p2pmap_view_sysfs_ops = {
+	.show = p2pmap_view_show,
 };
 
 /* ---- /sys/kernel/p2pmap/devices/<addr>/ */
@@ -195,7 +234,7 @@ void p2pmap_dev_release(struct kobject *kobj)
 
 static const struct kobj_type p2pmap_dev_ktype = {
 	.release = p2pmap_dev_release,
-	.sysfs_ops = &kobj_sysfs_ops,
+	.sysfs_ops = &p2pmap_view_sysfs_ops,
 	.default_groups = p2pmap_dev_groups,
 };
 
@@ -300,7 +339,7 @@ static void p2pmap_link_release(struct kobject *kobj)
 
 static const struct kobj_type p2pmap_link_ktype = {
 	.release = p2pmap_link_release,
-	.sysfs_ops = &kobj_sysfs_ops,
+	.sysfs_ops = &p2pmap_view_sysfs_ops,
 	.default_groups = p2pmap_link_groups,
 };
 

@@ -244,6 +244,9 @@ if [ -n "$debug" ]; then
 	fi
 	# 60 stress operations: 200 took 303 s under KASAN, 100 took 107 s.
 	vm 6.12-debug vtd gpus4 faults,tenants,stress,container vm.ops=60 vm.seed="$seed"
+	# Domains nothing holds: a type change and a VFIO claim between a
+	# driver's dma_cleanup() and UNBOUND_DRIVER, rmmod in that window.
+	vm 6.12-debug vtd gpus4+pxb+mf pins
 	unset P2PMAP_VM_KERNEL P2PMAP_VM_INITRD P2PMAP_VM_TIMEOUT \
 		P2PMAP_VM_BOOT_TIMEOUT
 fi
@@ -279,6 +282,8 @@ for k in $kernels; do
 	vm "$k" vtd gpus4+pxb fuzz,core vm.seed="$seed"
 	vm "$k" vtd gpus4+pxb early,holds
 	vm "$k" vtd gpus4+pxb iova
+	# A group with two functions, one on vfio-pci (tests/guest/pins.sh).
+	vm "$k" vtd gpus4+pxb+mf pins
 	case $k in
 	6.1.*)
 		amd_vm "$k" gpus4 core,faults,tenants
@@ -320,6 +325,7 @@ if [ -n "$newer" ]; then
 	vm "$1" vtd gpus4+pxb core
 	vm "$1" vtd gpus4+pxb early,holds
 	vm "$1" vtd gpus4+pxb iova
+	vm "$1" vtd gpus4+pxb+mf pins
 	vm "$1" vtd gpus4 faults,sme,container
 	if [ -n "$qemu11" ]; then
 		amd_vm "$1" gpus4+pxb holds

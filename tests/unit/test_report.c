@@ -544,6 +544,10 @@ static void test_events(void)
 	strcpy(ev.fault.target, B);
 	ev.fault.new_faults = 3;
 	ev.fault.f = mkfault(5, P2PMAP_FAULT_SRC_TRACEPOINT);
+	ev.fault.f.has_flags = true;
+	RENDER_CHECK("fault " A " -> " B " new=3 total=5 read\n",
+		     "event fault: its access, no address (events carry none)",
+		     format_event(f, &ev));
 	ev.fault.f.has_addr = true;
 	ev.fault.f.last_addr = 0xfe500000;
 	RENDER_CHECK("fault " A " -> " B " new=3 total=5 addr=0xfe500000 read\n",

@@ -7,6 +7,9 @@
 #   gpus4+pxb  the same, plus a fifth edu at 41:00.0 behind its own host
 #              bridge (pxb-pcie, bus 0x40): the topology in which the kernel
 #              does not reserve a peer's BAR in an initiator's IOVA space.
+#   gpus4+pxb+mf  gpus4+pxb, plus a two-function edu slot on pcie.0
+#              (00:15.0, 00:15.1: no ACS, so one IOMMU group), for a group
+#              with a VFIO function beside a DMA API one (tests/guest/pins.sh).
 #   numa2      the four on pcie.0, and two NUMA nodes each with a host
 #              bridge of two edus (node 0: 21:00.0, 22:00.0; node 1:
 #              41:00.0, 42:00.0), plus an empty hot-plug root port
@@ -94,10 +97,13 @@ case $topo in epyc*) ;; *)
 esac
 case $topo in
 gpus4) ;;
-gpus4+pxb)
+gpus4+pxb|gpus4+pxb+mf)
 	args+=(-device pxb-pcie,id=pxb1,bus_nr=0x40,bus=pcie.0
 	       -device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=1
-	       -device "$edu,bus=rp1") ;;
+	       -device "$edu,bus=rp1")
+	[ "$topo" = gpus4+pxb+mf ] &&
+		args+=(-device "$edu,bus=pcie.0,addr=0x15.0,multifunction=on"
+		       -device "$edu,bus=pcie.0,addr=0x15.1") ;;
 numa2|epyc|epyc+bigbar)
 	# Two NUMA nodes of a CPU and 512 MiB each; host bridge H (pxb-pcie,
 	# bus 0x20 * (H + 1)) with two root ports of one edu each: numa2 has

@@ -435,9 +435,11 @@ bool format_event(FILE *f, const struct p2pmap_event *ev)
 			n->new_faults,
 			format_count(count, sizeof(count), n->f.count,
 				     n->f.sources));
+		/* The module sends no address in events (uapi p2pmap.h). */
 		if (n->f.has_addr)
-			fprintf(f, " addr=0x%" PRIx64 " %s", n->f.last_addr,
-				format_access(n->f.last_flags));
+			fprintf(f, " addr=0x%" PRIx64, n->f.last_addr);
+		if (n->f.has_flags)
+			fprintf(f, " %s", format_access(n->f.last_flags));
 		break;
 	default:
 		return false;

@@ -122,8 +122,9 @@
  *
  * Events: multicast group P2PMAP_MCGRP_EVENTS ("events"), joinable with
  * CAP_NET_ADMIN over the listener's network namespace only (a container's
- * root has it; its fault events carry no address).  In the order things
- * happen:
+ * root has it).  Fault events never carry P2PMAP_A_FAULT_LAST_ADDR, in any
+ * namespace: dumps give it to CAP_SYS_ADMIN only, and a multicast cannot
+ * ask each listener.  In the order things happen:
  *	P2PMAP_CMD_DEV_ADD_NTF   a device is tracked (device attributes)
  *	P2PMAP_CMD_DEV_DEL_NTF   a device is gone (P2PMAP_A_DEV_ADDR)
  *	P2PMAP_CMD_LINK_NTF      a link was added or changed state (link
