@@ -241,7 +241,8 @@ void p2pmap_dev_bind(struct p2pmap_dev *dev, struct pci_dev *pdev)
 	dev->dma_owned = to_pci_driver(drv)->driver_managed_dma;
 	strscpy(dev->driver, drv->name, sizeof(dev->driver));
 	p2pmap_domain_record(dev);
-	p2pmap_dev_reclaim(dev);
+	if (dev->domain != before)	/* else done at BIND_DRIVER */
+		p2pmap_dev_reclaim(dev);
 	if (before && before != dev->domain &&
 	    !p2pmap_domain_in_use(before, dev)) {
 		pr_info("%s: its driver attached a domain of its own in probe: the reservations of its default domain go back\n",

@@ -177,7 +177,8 @@ static bool p2pmap_range_keyed(const struct p2pmap_range *r,
  * while nothing held them (the group's last driver left) may be stale: a
  * root write to the group's type freed the domain with p2pmap's nodes in
  * it, and the domain at that address may be another one now.  Stale
- * ranges are forgotten untouched; if one is, all of the domain's are.
+ * ranges are forgotten untouched, and when any is, so are the ranges
+ * without a node of their own (nothing says which domain they were in).
  * Returns how many went.
  */
 unsigned int p2pmap_ranges_reconcile(struct iommu_domain *domain,
