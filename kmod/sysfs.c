@@ -57,7 +57,12 @@ static ssize_t sme_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", names[p2pmap_sme_state()]);
 }
 
-/* Ranges kept in domains no driver holds (range.c), under the lock. */
+/*
+ * Ranges kept in domains no driver holds (range.c).  Under p2pmap_lock:
+ * unlike the device and link directories, the root one is removed
+ * without it (p2pmap_sysfs_exit()), so waiting for this show cannot
+ * deadlock.
+ */
 static ssize_t ranges_dormant_show(struct kobject *kobj,
 				   struct kobj_attribute *attr, char *buf)
 {
