@@ -102,15 +102,17 @@ struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
  */
 void p2pmap_range_release(struct p2pmap_range *r)
 {
+	bool in_place;
+
 	lockdep_assert_held(&p2pmap_lock);
 	if (WARN_ON_ONCE(r->users || (r->mapped && !r->stuck)))
 		return;
+	in_place = !r->resv ||
+		   p2pmap_iova_holds(r->domain, r->resv, r->iova, r->size);
 	if (r->stuck)
 		pr_warn("range %#llx+%#llx: left reserved for good (an unmap came back short)\n",
 			r->iova, r->size);
-	else if (r->resv &&
-		 WARN_ON_ONCE(!p2pmap_iova_holds(r->domain, r->resv, r->iova,
-						  r->size)))
+	else if (WARN_ON_ONCE(!in_place))
 		pr_err("range %#llx+%#llx: p2pmap's node is not where p2pmap put it: left alone\n",
 		       r->iova, r->size);
 	else
