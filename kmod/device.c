@@ -158,7 +158,7 @@ static void p2pmap_dev_reclaim(struct p2pmap_dev *dev)
 
 	if (!dev->domain)
 		return;
-	p2pmap_ranges_reconcile(dev->domain, dev->pdev, dev->addr);
+	p2pmap_ranges_reconcile(dev->domain, dev->pdev);
 	if (p2pmap_domain_in_use(dev->domain, dev))
 		return;
 	n = p2pmap_ranges_release_domain(dev->domain);
@@ -291,9 +291,10 @@ void p2pmap_dev_leave(struct p2pmap_dev *dev)
  * unbinding), nothing holds the domain any more: since dma_cleanup(), root
  * may have replaced the group's default domain through sysfs (6.12+ checks
  * only that no DMA API user is left, not the device lock) or VFIO claimed
- * the group, and the domain may be freed or be another one at the same
- * address.  Its ranges stay untouched, dormant, until a driver of the
- * group holds it again (range.c).
+ * the group.  So the reservations go back only with the group locked, in
+ * the domain it has attached then, each checked to be where p2pmap put it
+ * (range.c); with VFIO holding the group they stay dormant, untouched,
+ * until a driver of the group binds again.
  */
 void p2pmap_dev_unbound(struct p2pmap_dev *dev)
 {
@@ -307,9 +308,12 @@ void p2pmap_dev_unbound(struct p2pmap_dev *dev)
 	dev->domain = NULL;
 	dev->driver[0] = '\0';
 	p2pmap_generation++;
-	if (domain && p2pmap_ranges_dormant(domain))
-		pr_info("%s: no driver holds its default domain now: p2pmap's ranges there stay reserved, untouched, until a driver of its group binds\n",
-			dev->addr);
+	if (domain && !p2pmap_domain_in_use(domain, NULL)) {
+		p2pmap_domain_locked(dev->pdev, p2pmap_ranges_release_group);
+		if (p2pmap_ranges_dormant(domain))
+			pr_info("%s: its group's default domain is not attached (VFIO holds the group?): p2pmap's ranges there stay reserved, untouched, until a driver of its group binds\n",
+				dev->addr);
+	}
 	if (dev->removing)
 		p2pmap_dev_untrack(dev);
 }

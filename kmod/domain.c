@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a device's IOMMU group is attached to, read only at bind events:
- * iommu_get_domain_for_dev() is stable only for the device's bound driver
- * (an unbound or VFIO-owned device's domain can be replaced and freed by
- * iommufd or a sysfs type change under us).  What was read is recorded in
- * the p2pmap_dev and used until the next bind event.
+ * What a device's IOMMU group is attached to, read at bind events, where
+ * iommu_get_domain_for_dev() is stable for the device's bound driver (an
+ * unbound or VFIO-owned device's domain can be replaced and freed by
+ * iommufd or a sysfs type change under us), or with the group's mutex
+ * held.  What a bind read is recorded in the p2pmap_dev and used until the
+ * next bind event.
  */
 #include "p2pmap.h"
 
@@ -67,21 +68,40 @@ bool p2pmap_domain_in_use(struct iommu_domain *domain,
 	return false;
 }
 
-/*
- * Does a driver of @dev that uses the DMA API hold @dev->domain right now?
- * Called under @dev's device lock (and p2pmap_lock): the driver core calls
- * dma_cleanup() under that lock, so a DMA API driver seen bound keeps its
- * group's default domain alive (a sysfs type change and a VFIO claim both
- * need the group's owner count at zero) until the lock is dropped.  The
- * recorded pointer must also be the domain attached now: compared, never
- * dereferenced before that.
- */
-bool p2pmap_domain_held(struct p2pmap_dev *dev)
+struct p2pmap_group_call {
+	void (*fn)(struct iommu_domain *domain, struct pci_dev *pdev);
+	struct pci_dev *pdev;
+};
+
+static int p2pmap_group_call_once(struct device *d, void *arg)
 {
-	struct device_driver *drv = dev->pdev->dev.driver;
+	struct p2pmap_group_call *c = arg;
+	struct iommu_domain *domain = p2pmap_group_domain(d);
+
+	c->fn(domain && iommu_is_dma_domain(domain) ? domain : NULL, c->pdev);
+	return 1;	/* once: every device of the group has that domain */
+}
+
+/*
+ * Call @fn with @pdev's IOMMU group's mutex held (through
+ * iommu_group_for_each_dev()): no type change, VFIO claim or release can
+ * run meanwhile, so the domain attached now stays alive until @fn returns,
+ * driver or no driver.  @fn gets that domain when it is a DMA API domain
+ * (only a group's default domain is one), else NULL.  Nothing is called
+ * for a device no longer in a group.  Under p2pmap_lock: p2pmap_lock,
+ * then the group's mutex (the IOMMU core sends no bus event under it).
+ */
+void p2pmap_domain_locked(struct pci_dev *pdev,
+			  void (*fn)(struct iommu_domain *domain,
+				     struct pci_dev *pdev))
+{
+	struct p2pmap_group_call c = { .fn = fn, .pdev = pdev };
+	struct iommu_group *group;
 
 	lockdep_assert_held(&p2pmap_lock);
-	device_lock_assert(&dev->pdev->dev);
-	return dev->domain && drv && !to_pci_driver(drv)->driver_managed_dma &&
-	       iommu_get_domain_for_dev(&dev->pdev->dev) == dev->domain;
+	group = iommu_group_get(&pdev->dev);
+	if (!group)
+		return;
+	iommu_group_for_each_dev(group, &c, p2pmap_group_call_once);
+	iommu_group_put(group);
 }

@@ -17,8 +17,8 @@ static void p2pmap_teardown_mappings(void)
 	mutex_lock(&p2pmap_lock);
 	p2pmap_dying = true;
 	p2pmap_links_destroy_all();
+	p2pmap_ranges_release_locked();	/* range.c: which domains, and why */
 	mutex_unlock(&p2pmap_lock);
-	p2pmap_ranges_release_held();	/* range.c: which domains, and why */
 }
 
 /* After the notifier is gone: nothing can add a device any more. */

@@ -127,9 +127,10 @@ struct p2pmap_dev {
  * link to the same target BAR.  Unmapping keeps the reservation: the
  * initiator may still hold the raw peer address, and the DMA API must
  * never hand it out as a buffer.  @domain is read only while a DMA API
- * driver of its group holds it; when none does, the range is dormant,
- * @domain a key compared and never dereferenced, until the next driver's
- * bind checks and gives it back (range.c).
+ * driver of its group or the group's mutex holds it; a range left in a
+ * domain VFIO took over is dormant, @domain a key compared and never
+ * dereferenced, until the next driver's bind checks and gives it back
+ * (range.c).
  */
 struct p2pmap_range {
 	struct list_head node;
@@ -202,11 +203,13 @@ void p2pmap_dev_untrack(struct p2pmap_dev *dev);
 void p2pmap_dev_untrack_all(void);
 extern struct list_head p2pmap_devs;
 
-/* domain.c: read only at bind events, while the driver holds the domain */
+/* domain.c: read at bind events (the driver holds the domain) or locked */
 void p2pmap_domain_record(struct p2pmap_dev *dev);
 bool p2pmap_domain_in_use(struct iommu_domain *domain,
 			  const struct p2pmap_dev *except);
-bool p2pmap_domain_held(struct p2pmap_dev *dev);
+void p2pmap_domain_locked(struct pci_dev *pdev,
+			  void (*fn)(struct iommu_domain *domain,
+				     struct pci_dev *pdev));
 
 /* link.c */
 extern struct list_head p2pmap_links;
@@ -248,8 +251,10 @@ struct p2pmap_range *p2pmap_range_new(struct iommu_domain *domain,
 void p2pmap_range_release(struct p2pmap_range *r);
 unsigned int p2pmap_ranges_release_domain(struct iommu_domain *domain);
 unsigned int p2pmap_ranges_reconcile(struct iommu_domain *domain,
-				     struct pci_dev *pdev, const char *addr);
-void p2pmap_ranges_release_held(void);
+				     struct pci_dev *pdev);
+void p2pmap_ranges_release_group(struct iommu_domain *domain,
+				 struct pci_dev *pdev);
+void p2pmap_ranges_release_locked(void);
 unsigned int p2pmap_ranges_reserved(void);
 unsigned int p2pmap_ranges_dormant(struct iommu_domain *domain);
 

@@ -6,19 +6,19 @@
  * raw peer address, and that address must fault, never reach a buffer the
  * DMA API handed out in its place.
  *
- * p2pmap reads or changes a domain's allocator only while a DMA API driver
- * of its group holds the domain (dma_configure() to dma_cleanup()): from
- * BIND_DRIVER to UNBIND_DRIVER of such a driver, or under the device lock
- * of one found bound.  When the last such driver has gone (UNBOUND_DRIVER,
- * after its remove() and dma_cleanup()), nothing holds the domain: root may
- * replace the group's default domain through sysfs, or VFIO claim the
- * group, before p2pmap even sees the event.  The domain's ranges then stay
- * as they are, dormant, never touched: the next DMA API driver to bind in
- * the group holds the domain again, and at its BIND_DRIVER the ranges are
- * checked (each range's own node at its own place, p2pmap_iova_holds()),
- * forgotten if the domain was replaced (its nodes went with it), and given
- * back otherwise, before that driver probes.  At module unload the ranges
- * of held domains are given back; dormant ones are left to the kernel.
+ * p2pmap reads or changes a domain's allocator only while something holds
+ * the domain: a DMA API driver of its group (dma_configure() to
+ * dma_cleanup(): from BIND_DRIVER to UNBIND_DRIVER), or the group's mutex
+ * (p2pmap_domain_locked()).  When the last such driver has gone
+ * (UNBOUND_DRIVER, after its remove() and dma_cleanup()), root may already
+ * have replaced the group's default domain through sysfs, or VFIO claimed
+ * the group: the reservations go back with the group locked, in the domain
+ * attached then, each only where its own node sits at its own place
+ * (p2pmap_iova_holds()); a replaced domain's ranges are forgotten (its
+ * nodes went with it).  With VFIO holding the group they stay dormant,
+ * untouched, and the next DMA API driver's BIND_DRIVER in the group checks
+ * them and gives them back before that driver probes.  Module unload gives
+ * back, group by group, what is in the attached domains.
  * All under p2pmap_lock.
  */
 #include <linux/slab.h>
@@ -174,9 +174,10 @@ static bool p2pmap_range_keyed(const struct p2pmap_range *r,
 }
 
 /*
- * @addr's DMA API driver is binding or bound: it holds @domain, its
- * group's default domain.  Ranges recorded for that group or that domain
- * while nothing held them (the group's last driver left) may be stale: a
+ * @domain is held, @pdev's group's default domain: @pdev's DMA API
+ * driver is binding or bound, or the group's mutex is held.  Ranges
+ * recorded for that group or that domain while nothing held them (the
+ * group's last driver left) may be stale: a
  * root write to the group's type freed the domain with p2pmap's nodes in
  * it, and the domain at that address may be another one now.  Stale
  * ranges are forgotten untouched, and when any is, so are the ranges
@@ -184,7 +185,7 @@ static bool p2pmap_range_keyed(const struct p2pmap_range *r,
  * Returns how many went.
  */
 unsigned int p2pmap_ranges_reconcile(struct iommu_domain *domain,
-				     struct pci_dev *pdev, const char *addr)
+				     struct pci_dev *pdev)
 {
 	struct iommu_group *group = pdev->dev.iommu_group;
 	struct p2pmap_range *r, *tmp;
@@ -211,45 +212,63 @@ unsigned int p2pmap_ranges_reconcile(struct iommu_domain *domain,
 		gone++;
 	}
 	pr_info("%s: its group's default domain was replaced while no driver held it: %u range(s) of p2pmap's went with the old domain, nothing of the new one was touched\n",
-		addr, gone);
+		pci_name(pdev), gone);
 	return gone;
 }
 
 /*
- * Module unload, after every link is unmapped, with events ignored
- * (p2pmap_dying) and so the device list fixed: the one time reservations
- * go back while an initiator may still be bound.  Without p2pmap the host
- * is exactly as the kernel alone makes it; the peer BARs fault again at
- * once (the PTEs went with the links).  Each domain is touched only under
- * the device lock of a device whose DMA API driver holds it (device lock
- * before p2pmap_lock, as in the notifier).  Ranges of a domain no driver
- * holds are left to the kernel, untouched: it frees them with the domain.
+ * UNBOUND_DRIVER of @pdev, the last DMA API driver of its domain, with its
+ * group locked (p2pmap_domain_locked()): @domain is what the group has
+ * attached now, alive while the lock is held.  Nothing can hold a raw peer
+ * address any more: what p2pmap has in that domain goes back, after the
+ * check that it is still there (root may have replaced the domain since
+ * dma_cleanup()).  No DMA API domain attached (VFIO claimed the group in
+ * that window): the ranges stay dormant, untouched, for the next bind.
  */
-void p2pmap_ranges_release_held(void)
+void p2pmap_ranges_release_group(struct iommu_domain *domain,
+				 struct pci_dev *pdev)
+{
+	if (!domain)
+		return;
+	p2pmap_ranges_reconcile(domain, pdev);
+	if (!p2pmap_domain_in_use(domain, NULL))
+		p2pmap_ranges_release_domain(domain);
+}
+
+static void p2pmap_ranges_release_unload(struct iommu_domain *domain,
+					 struct pci_dev *pdev)
+{
+	if (!domain)
+		return;
+	p2pmap_ranges_reconcile(domain, pdev);
+	p2pmap_ranges_release_domain(domain);
+}
+
+/*
+ * Module unload, after every link is unmapped, with events ignored
+ * (p2pmap_dying): the one time reservations go back while an initiator
+ * may still be bound.  Without p2pmap the host is exactly as the kernel
+ * alone makes it; the peer BARs fault again at once (the PTEs went with
+ * the links).  Each tracked device's group is locked in turn and what
+ * p2pmap has in its attached DMA domain goes back.  Ranges found in no
+ * such domain (a group VFIO holds, a group gone with its devices) are
+ * left to the kernel, untouched: it frees them with their domain.
+ */
+void p2pmap_ranges_release_locked(void)
 {
 	struct p2pmap_range *r, *tmp;
 	struct p2pmap_dev *dev;
 	unsigned int n = 0;
 
-	list_for_each_entry(dev, &p2pmap_devs, node) {
-		device_lock(&dev->pdev->dev);
-		mutex_lock(&p2pmap_lock);
-		if (p2pmap_domain_held(dev)) {
-			p2pmap_ranges_reconcile(dev->domain, dev->pdev,
-						dev->addr);
-			p2pmap_ranges_release_domain(dev->domain);
-		}
-		mutex_unlock(&p2pmap_lock);
-		device_unlock(&dev->pdev->dev);
-	}
-	mutex_lock(&p2pmap_lock);
+	lockdep_assert_held(&p2pmap_lock);
+	list_for_each_entry(dev, &p2pmap_devs, node)
+		p2pmap_domain_locked(dev->pdev, p2pmap_ranges_release_unload);
 	list_for_each_entry_safe(r, tmp, &p2pmap_ranges, node) {
 		p2pmap_range_forget(r);
 		n++;
 	}
-	mutex_unlock(&p2pmap_lock);
 	if (n)
-		pr_info("%u reserved range(s) in domains no driver holds now are left to the kernel: it frees them with their domain\n",
+		pr_info("%u reserved range(s) in no domain a group has attached now (VFIO holds it, or the group is gone) are left to the kernel: it frees them with their domain\n",
 			n);
 }
 

@@ -26,6 +26,16 @@ static inline int p2pmap_iommu_map(struct iommu_domain *domain,
 #endif
 }
 
+/* The domain attached to @dev's group; the caller holds the group's mutex. */
+static inline struct iommu_domain *p2pmap_group_domain(struct device *dev)
+{
+#ifdef P2PMAP_HAVE_IOMMU_DRIVER_GET_DOMAIN
+	return iommu_driver_get_domain_for_dev(dev);
+#else
+	return iommu_get_domain_for_dev(dev);
+#endif
+}
+
 /*
  * Who may join the events group: CAP_NET_ADMIN where the kernel can say so,
  * else CAP_SYS_ADMIN (stricter).  Without either, anyone could listen: the

@@ -12,13 +12,16 @@
 #      domain is freed with p2pmap's nodes and the new one may come back
 #      at the same address.  p2pmap must free nothing into it, say what
 #      happened at the next bind, and map again there.
-#   2. the same after the unbind, before rmmod, and during the unbind
+#   2. the same after the unbind (the reservations went back at
+#      UNBOUND_DRIVER, the domain attached then), and during the unbind
 #      with rmmod in the window: the unload must not touch the freed
 #      domain (KASAN on the debug kernel).
 #   3. VFIO claims the group through F1 (vfio-pci) in the window: the
 #      default domain survives with p2pmap's nodes in it; after the
 #      release and a rebind of F0 they are p2pmap's again, and F0 -> E
 #      maps (before: refused, "unbind and bind the driver", until reboot).
+#   4. rmmod while VFIO holds the group: the dormant ranges are left to
+#      the kernel, untouched.
 . ./lib.sh
 
 A=0000:00:10.0 E=0000:41:00.0 F0=0000:00:15.0 F1=0000:00:15.1
@@ -72,14 +75,12 @@ expect "nothing is dormant" "$(cat /sys/kernel/p2pmap/ranges_dormant)" 0
 
 # --- 2. the same after the unbind, then rmmod.
 drv_unbind $A
-check "A unbound: its ranges are dormant" \
-	test "$(cat /sys/kernel/p2pmap/ranges_dormant)" -gt 0
+expect "A unbound, its domain still attached: its ranges went back at once" \
+	"$(cat /sys/kernel/p2pmap/ranges_dormant) $(nodes_in $A $E)" "0 nodes=0"
 echo identity >$g/type
 echo DMA >$g/type
 expect "root replaced A's unbound group's domain" "$(cat $g/type)" DMA
 check "rmmod p2pmap" rmmod p2pmap
-check "... said it left the dormant ranges to the kernel" \
-	has "$(dmesg | grep 'left to the kernel')" "left to the kernel"
 check "... no kernel report (the freed domain was not touched)" \
 	kernel_log_clean
 echo "$type0" >$g/type
@@ -114,39 +115,59 @@ echo $F1 >/sys/bus/pci/drivers/vfio-pci/bind
 expect "F1 on vfio-pci" "$(basename "$(readlink /sys/bus/pci/devices/$F1/driver)")" vfio-pci
 expect "F0 -> E mapped" "$(link_state $F0 $E)" mapped
 grp=$(basename "$(grp_of $F0)")
-unbind_held $F0
-# A claim before dma_cleanup() is refused (EBUSY): try until it holds.
-claimed=0
-for i in 1 2 3 4 5 6 7 8; do
-	rm -f /tmp/pfifo
-	mkfifo /tmp/pfifo
-	vfio_claim "$grp" $F1 </tmp/pfifo >/tmp/pclaim.out 2>&1 &
-	claim=$!
-	exec 4>/tmp/pfifo
-	wait_until "grep -q -e claimed -e vfio_claim: /tmp/pclaim.out" 5
-	grep -q claimed /tmp/pclaim.out && { claimed=1; break; }
+# claim_in_window: unbind F0 with UNBOUND_DRIVER held back, claim the group
+# through F1 meanwhile (a claim before dma_cleanup() is refused, EBUSY:
+# tried until it holds), and return once p2pmap has seen UNBOUND_DRIVER,
+# VFIO still holding the group (fd 4 releases it).
+claim_in_window() {
+	unbind_held $F0
+	claimed=0
+	for i in 1 2 3 4 5 6 7 8; do
+		rm -f /tmp/pfifo
+		mkfifo /tmp/pfifo
+		vfio_claim "$grp" $F1 </tmp/pfifo >/tmp/pclaim.out 2>&1 &
+		claim=$!
+		exec 4>/tmp/pfifo
+		wait_until "grep -q -e claimed -e vfio_claim: /tmp/pclaim.out" 5
+		grep -q claimed /tmp/pclaim.out && { claimed=1; break; }
+		exec 4>&-
+		wait $claim
+		sleep 0.3
+	done
+	sed 's/^/# vfio_claim: /' /tmp/pclaim.out
+	wait $UNBIND
+	echo 0 >$DELAY
+}
+release_claim() {
+	echo >&4 2>/dev/null
 	exec 4>&-
+	wait_for /tmp/pclaim.out released
+	rc=$?
 	wait $claim
-	sleep 0.3
-done
-sed 's/^/# vfio_claim: /' /tmp/pclaim.out
+	return $rc
+}
+claim_in_window
 expect "VFIO claims the group in the window" $claimed 1
-# p2pmap sees UNBOUND_DRIVER while VFIO still holds the group.
-wait $UNBIND
-echo 0 >$DELAY
-echo >&4 2>/dev/null
-exec 4>&-
-check "VFIO releases it" wait_for /tmp/pclaim.out released
-wait $claim
+check "with VFIO holding the group at UNBOUND_DRIVER, F0's ranges stay dormant" \
+	test "$(cat /sys/kernel/p2pmap/ranges_dormant)" -gt 0
+check "VFIO releases it" release_claim
 drv_bind $F0
 expect "after the release and a rebind, F0 -> E maps" \
 	"$(link_state $F0 $E)" mapped
 expect "F0 -> E works" "$(peer_read $F0 $E)" $ID
 expect "F0's domain holds one node in E's BAR: p2pmap's" \
 	"$(nodes_in $F0 $E)" nodes=1
+
+# --- 4. rmmod while VFIO holds the group with p2pmap's ranges dormant in
+# its default domain: left to the kernel, untouched.
+claim_in_window
+expect "VFIO claims the group again, in the window" $claimed 1
+check "rmmod p2pmap while VFIO holds the group" rmmod p2pmap
+check "... it left the dormant ranges to the kernel, and said so" \
+	has "$(dmesg | grep 'left to the kernel')" "left to the kernel"
+check "VFIO releases the group" release_claim
 echo $F1 >/sys/bus/pci/drivers/vfio-pci/unbind
 echo >/sys/bus/pci/devices/$F1/driver_override
-check "p2pmap unloads" rmmod p2pmap
 rmmod p2ptest
 check "no kernel WARNING or BUG in the log" kernel_log_clean
 finish
