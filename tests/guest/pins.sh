@@ -64,8 +64,14 @@ wait $UNBIND
 echo 0 >$DELAY
 check "no kernel report after the unbind" kernel_log_clean
 drv_bind $A
-expect "at the rebind p2pmap says the old domain went, with its ranges" \
-	"$(replaced $A)" 1
+# 6.1's type store takes the device lock, which the delayed notifier
+# holds: the type changes only after p2pmap gave the ranges back.
+case $KVER in
+6.1.*)	expect "6.1: the type changed after UNBOUND_DRIVER, nothing was left to go" \
+		"$(replaced $A)" 0 ;;
+*)	expect "at the rebind or at UNBOUND_DRIVER p2pmap says the old domain went, with its ranges" \
+		"$(replaced $A)" 1 ;;
+esac
 expect "after the rebind A -> E maps in the new domain" \
 	"$(link_state $A $E)" mapped
 expect "A -> E works" "$(peer_read $A $E)" $ID
