@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Notifications on the "events" multicast group: devices coming and going,
- * links changing state, new faults.  Sent under p2pmap_lock, in the order
- * things happen; nothing is built when nobody listens.  The initial network
- * namespace gets them, and other namespaces (containers) unless
- * netns_reads=N.  They never carry fault addresses: joining the group asks
- * only CAP_NET_ADMIN over the listener's own network namespace, and a
- * multicast cannot ask each listener for CAP_SYS_ADMIN, which dumps and
- * sysfs ask before they give an address (netlink_access.c).
+ * links changing state, new faults.  Built under p2pmap_lock, in the order
+ * things happen, and handed to events_send.c, which sends them in that
+ * order without the lock; nothing is built when nobody listens.  They
+ * never carry fault addresses: joining the group asks only CAP_NET_ADMIN
+ * over the listener's own network namespace, and a multicast cannot ask
+ * each listener for CAP_SYS_ADMIN, which dumps and sysfs ask before they
+ * give an address (netlink_access.c).
  */
-#include <net/net_namespace.h>
 #include "p2pmap.h"
 #include "netlink.h"
 
@@ -17,22 +16,6 @@ bool p2pmap_events_on;	/* the family is registered (under p2pmap_lock) */
 
 /* Fills an event's attributes; @addrs: with fault addresses. */
 typedef int (*p2pmap_ntf_fill_t)(struct sk_buff *skb, void *obj, bool addrs);
-
-/*
- * An event that could not be built or sent: the listeners' sockets in @net
- * get ENOBUFS (as for an overrun), so a monitor knows it missed something
- * and can read the state afresh; the log says it too.
- */
-static void p2pmap_ntf_lost(struct net *net, u8 cmd)
-{
-	pr_warn_ratelimited("event %u lost: out of memory\n", cmd);
-	genl_set_err(&p2pmap_family, net, 0, P2PMAP_MCGRP_EVENTS_ID, ENOBUFS);
-}
-
-static bool p2pmap_ntf_listened(struct net *net)
-{
-	return genl_has_listeners(&p2pmap_family, net, P2PMAP_MCGRP_EVENTS_ID);
-}
 
 static struct sk_buff *p2pmap_ntf_build(u8 cmd, p2pmap_ntf_fill_t fill,
 					void *obj, bool addrs)
@@ -51,82 +34,20 @@ static struct sk_buff *p2pmap_ntf_build(u8 cmd, p2pmap_ntf_fill_t fill,
 	return skb;
 }
 
-static bool p2pmap_ntf_listened_elsewhere(void)
-{
-	struct net *net;
-	bool any = false;
-
-	rcu_read_lock();
-	for_each_net_rcu(net) {
-		if (!net_eq(net, &init_net) && p2pmap_ntf_listened(net)) {
-			any = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return any;
-}
-
-/*
- * A copy of @skb to every other network namespace with a listener (each
- * told of the loss when @skb is NULL or a copy fails); consumes @skb.
- */
-static void p2pmap_ntf_send_elsewhere(struct sk_buff *skb, u8 cmd)
-{
-	struct sk_buff *copy;
-	struct net *net;
-	int err;
-
-	rcu_read_lock();
-	for_each_net_rcu(net) {
-		if (net_eq(net, &init_net) || !p2pmap_ntf_listened(net))
-			continue;
-		copy = skb ? skb_clone(skb, GFP_ATOMIC) : NULL;
-		if (!copy) {
-			p2pmap_ntf_lost(net, cmd);
-			continue;
-		}
-		err = genlmsg_multicast_netns(&p2pmap_family, net, copy, 0,
-					      P2PMAP_MCGRP_EVENTS_ID,
-					      GFP_ATOMIC);
-		if (err && err != -ESRCH)	/* ESRCH: the listener left */
-			p2pmap_ntf_lost(net, cmd);
-	}
-	rcu_read_unlock();
-	nlmsg_free(skb);
-}
-
 static void p2pmap_ntf(u8 cmd, p2pmap_ntf_fill_t fill, void *obj)
 {
-	bool here, elsewhere;
-	struct sk_buff *skb;
-	int err;
-
 #ifndef P2PMAP_MCGRP_PERM
 	return;	/* no safe events group on this kernel */
 #endif
+	lockdep_assert_held(&p2pmap_lock);
 	if (!p2pmap_events_on)
 		return;
-	here = p2pmap_ntf_listened(&init_net);
-	elsewhere = READ_ONCE(p2pmap_netns_reads) &&
-		    p2pmap_ntf_listened_elsewhere();
-	if (!here && !elsewhere)
+	/* One bitmap for all namespaces: does anyone, anywhere, listen? */
+	if (!genl_has_listeners(&p2pmap_family, &init_net,
+				P2PMAP_MCGRP_EVENTS_ID))
 		return;
 	/* The same message everywhere: no addresses (see above). */
-	skb = p2pmap_ntf_build(cmd, fill, obj, false);
-	if (here) {
-		struct sk_buff *copy = skb && elsewhere ?
-				       skb_clone(skb, GFP_KERNEL) : skb;
-
-		err = copy ? genlmsg_multicast(&p2pmap_family, copy, 0,
-					       P2PMAP_MCGRP_EVENTS_ID,
-					       GFP_KERNEL) : -ENOMEM;
-		if (err && err != -ESRCH)
-			p2pmap_ntf_lost(&init_net, cmd);
-		if (!elsewhere)
-			return;
-	}
-	p2pmap_ntf_send_elsewhere(skb, cmd);
+	p2pmap_ntf_queue(cmd, p2pmap_ntf_build(cmd, fill, obj, false));
 }
 
 static int p2pmap_ntf_fill_dev(struct sk_buff *skb, void *obj, bool addrs)

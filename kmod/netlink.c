@@ -2,8 +2,9 @@
 /*
  * The generic netlink family "p2pmap": policies and the command table.  The
  * protocol is specified in include/uapi/linux/p2pmap.h.  Commands are handled
- * in netlink_dev.c, netlink_link.c, netlink_policy.c, netlink_info.c and
- * netlink_faults.c; who may send them is decided in netlink_access.c.
+ * in netlink_dev.c, netlink_link.c, netlink_policy.c, netlink_info.c,
+ * netlink_faults.c and netlink_events.c; who may send them is decided in
+ * netlink_access.c.
  */
 #include "p2pmap.h"
 #include "netlink.h"
@@ -106,6 +107,12 @@ static const struct genl_ops p2pmap_ops[] = {
 		.policy = p2pmap_policy_policy,
 		.maxattr = P2PMAP_A_POLICY_MAX,
 	},
+	{
+		.cmd = P2PMAP_CMD_EVENTS_LISTEN,
+		.doit = p2pmap_nl_events_listen,
+		.policy = p2pmap_info_policy,
+		.maxattr = P2PMAP_A_INFO_MAX,
+	},
 };
 
 #ifdef P2PMAP_MCGRP_PERM
@@ -130,12 +137,24 @@ struct genl_family p2pmap_family __ro_after_init = {
 	.netnsok = true,	/* reads from containers: netlink_access.c */
 };
 
+/*
+ * The listener registry and the send queue exist before the family, and
+ * outlive it: no registration is made that is not dropped, and no event
+ * waits once the family is gone.
+ */
 int __init p2pmap_genl_register(void)
 {
-	int err = genl_register_family(&p2pmap_family);
+	int err;
 
+	p2pmap_ntf_send_init();
+	err = p2pmap_ntf_listeners_init();
 	if (err)
 		return err;
+	err = genl_register_family(&p2pmap_family);
+	if (err) {
+		p2pmap_ntf_listeners_exit();
+		return err;
+	}
 	mutex_lock(&p2pmap_lock);
 	p2pmap_events_on = true;
 	mutex_unlock(&p2pmap_lock);
@@ -147,5 +166,7 @@ void p2pmap_genl_unregister(void)
 	mutex_lock(&p2pmap_lock);
 	p2pmap_events_on = false;
 	mutex_unlock(&p2pmap_lock);
+	p2pmap_ntf_send_exit();
 	genl_unregister_family(&p2pmap_family);
+	p2pmap_ntf_listeners_exit();
 }

@@ -57,6 +57,22 @@ int p2pmap_nl_may_read(struct sk_buff *skb, struct netlink_ext_ack *extack);
 int p2pmap_nl_may_change(struct sk_buff *skb, struct genl_info *info);
 bool p2pmap_nl_sees_addrs(struct sk_buff *skb);
 
+/* netlink_events.c: P2PMAP_CMD_EVENTS_LISTEN */
+int p2pmap_nl_events_listen(struct sk_buff *skb, struct genl_info *info);
+
+/* events_listeners.c: which other network namespaces listen to events */
+int p2pmap_ntf_listen(struct net *net, u32 portid,
+		      struct netlink_ext_ack *extack);
+void p2pmap_ntf_for_each_net(void (*fn)(struct net *net, void *arg),
+			     void *arg);
+int p2pmap_ntf_listeners_init(void);
+void p2pmap_ntf_listeners_exit(void);
+
+/* events_send.c: the queue the events wait in, and their copies */
+void p2pmap_ntf_queue(u8 cmd, struct sk_buff *skb);
+void p2pmap_ntf_send_init(void);
+void p2pmap_ntf_send_exit(void);
+
 /* netlink.c */
 int p2pmap_nl_done(struct genl_info *info, int err);
 

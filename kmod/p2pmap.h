@@ -329,6 +329,7 @@ void p2pmap_ntf_dev(struct p2pmap_dev *dev, u8 cmd);
 void p2pmap_ntf_link(struct p2pmap_link *link, u8 cmd);
 void p2pmap_ntf_fault(struct p2pmap_dev *init, struct p2pmap_dev *tgt,
 		      struct p2pmap_fault_count *f);
+unsigned int p2pmap_ntf_nets_count(void);	/* events_listeners.c */
 
 /* sysfs.c: /sys/kernel/p2pmap */
 int p2pmap_sysfs_init(void);

@@ -31,7 +31,7 @@ static ssize_t p2pmap_emit_sources(char *buf, u32 src)
 	return n + sysfs_emit_at(buf, n, "\n");
 }
 
-/* ---- /sys/kernel/p2pmap/{version,fault_sources,sme,ranges_dormant} */
+/* ---- /sys/kernel/p2pmap/{version,fault_sources,sme,...} */
 
 static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
@@ -74,7 +74,16 @@ static ssize_t ranges_dormant_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%u\n", n);
 }
 
+/* Other network namespaces with a registered event listener. */
+static ssize_t event_namespaces_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", p2pmap_ntf_nets_count());
+}
+
 static struct kobj_attribute p2pmap_attr_version = __ATTR_RO(version);
+static struct kobj_attribute p2pmap_attr_event_namespaces =
+	__ATTR_RO(event_namespaces);
 static struct kobj_attribute p2pmap_attr_ranges_dormant =
 	__ATTR_RO(ranges_dormant);
 static struct kobj_attribute p2pmap_attr_fault_sources =
@@ -86,6 +95,7 @@ static struct attribute *p2pmap_root_attrs[] = {
 	&p2pmap_attr_fault_sources.attr,
 	&p2pmap_attr_sme.attr,
 	&p2pmap_attr_ranges_dormant.attr,
+	&p2pmap_attr_event_namespaces.attr,
 	NULL,
 };
 

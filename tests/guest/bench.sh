@@ -10,7 +10,8 @@
 #                  (1 MiB edu BAR0 and 64 GiB BAR2), DEL_DEVICE of every
 #                  edu and ivshmem function, cost per fault.
 #   bench.part=iova  gpus4+pxb topology: the IOVA guard with 100,000 live
-#                  IOVAs in the initiator's allocator vs none.
+#                  IOVAs in the initiator's allocator vs none; an event's
+#                  cost with 200 more network namespaces vs none.
 #   bench.part=early  epyc topology (the host's shape): what the early
 #                  reservations take of a GPU's IOVA space, and what they
 #                  add to a bind of a driver that allocates like a GPU's.
@@ -212,6 +213,63 @@ bench_iova() {
 		"$f_l" "$e_l" us 2
 }
 
+# --- 3: an event's cost, 1 network namespace vs 200 ---------------------
+
+# ev_rounds N: N times link add A B, link del A B, with the work item that
+# sends each event timed in the kernel (one event per run here: each is
+# sent before the next request comes).
+ev_rounds() {
+	fg_start p2pmap_ntf_work_fn
+	n=0
+	while [ $n -lt "$1" ]; do
+		p2pmap link add $A $B >/dev/null
+		p2pmap link del $A $B >/dev/null
+		sleep 0.05
+		n=$((n + 1))
+	done
+	fg_stop
+}
+
+# A monitor on the host, then 200 network namespaces without a listener
+# (containers that never asked for events): an event must cost what it
+# costs with none (issue 34, item 5).  Alternating, for the host's drift.
+bench_events() {
+	A=0000:00:10.0 B=0000:00:11.0
+	p2pmap monitor >/dev/null 2>&1 &
+	mon=$!
+	sleep 1
+	echo "BENCH: kernel $KVER, IOMMU $IOMMU, events with a monitor on the host:"
+	: >/tmp/ev.one
+	: >/tmp/ev.many
+	for c in 1 2 3; do
+		ev_rounds 10
+		cat /tmp/fg.dur >>/tmp/ev.one
+		idle=""
+		for i in $(seq 200); do
+			unshare -n sleep 3600 &
+			idle="$idle $!"
+		done
+		sleep 2
+		nets=$(for p in /proc/[0-9]*; do readlink $p/ns/net; done \
+			2>/dev/null | sort -u | wc -l)
+		ev_rounds 10
+		cat /tmp/fg.dur >>/tmp/ev.many
+		kill $idle
+		wait $idle 2>/dev/null
+	done
+	kill $mon
+	cp /tmp/ev.one /tmp/fg.dur
+	echo "BENCH:   1 network namespace:"
+	fg_show p2pmap_ntf_work_fn
+	one=$(med p2pmap_ntf_work_fn)
+	cp /tmp/ev.many /tmp/fg.dur
+	echo "BENCH:   $nets network namespaces, the monitor in one:"
+	fg_show p2pmap_ntf_work_fn
+	many=$(med p2pmap_ntf_work_fn)
+	ratio "an event sent (p2pmap_ntf_work_fn), $nets network namespaces vs 1" \
+		"$many" "$one" us 1.5
+}
+
 # --- the early reservations on the host's shape (epyc) -------------------
 
 # bytes_below4g DEV: bytes of DEV's IOVA tree nodes below 4 GiB.
@@ -277,8 +335,13 @@ bench_early() {
 }
 
 case $PART in
-iova|early)
-	bench_$PART
+iova)
+	bench_iova
+	bench_events
+	echo "BENCH: done"
+	exit 0 ;;
+early)
+	bench_early
 	echo "BENCH: done"
 	exit 0 ;;
 esac

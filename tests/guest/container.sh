@@ -127,6 +127,111 @@ check "... a fault, without its address" \
 	sh -c "grep fault /tmp/ct-mon.out | grep -qv 0x"
 p2pmap link add $A $C >/dev/null
 
+# --- which namespaces get events (issue 34, item 5).  The kernel tells a
+# module only whether some namespace listens (genl_has_listeners() reads
+# one bitmap for all), so a monitor on the host used to have every event
+# copied into every namespace.  Now a namespace gets them once a listener
+# there registered (P2PMAP_CMD_EVENTS_LISTEN, which the CLI's monitor
+# sends), until its socket closes.  Copies are counted with the
+# function_graph tracer: netlink_broadcast_filtered() calls under p2pmap's
+# event functions, one per copy (where a kernel inlines it into
+# netlink_broadcast(), the calls of that).
+ev_roots="p2pmap_ntf_work_fn p2pmap_ntf_dev p2pmap_ntf_link p2pmap_ntf_fault"
+# copies: run "link del A C; link add A C" with a monitor on the host; sets
+# ev (the events it printed) and nb (netlink_broadcast() calls under
+# p2pmap's event functions meanwhile).
+copies() {
+	p2pmap monitor --timeout 5 >/tmp/cp-mon.out 2>&1 &
+	cmon=$!
+	sleep 1
+	echo 0 >"$TRACE/tracing_on"
+	echo nop >"$TRACE/current_tracer"
+	echo >"$TRACE/set_ftrace_filter"
+	echo >"$TRACE/set_graph_function"
+	for f in $ev_roots netlink_broadcast netlink_broadcast_filtered; do
+		echo "$f" >>"$TRACE/set_ftrace_filter" 2>/dev/null
+	done
+	for f in $ev_roots; do
+		echo "$f" >>"$TRACE/set_graph_function" 2>/dev/null
+	done
+	echo function_graph >"$TRACE/current_tracer"
+	echo 0 >"$TRACE/options/funcgraph-tail"
+	echo >"$TRACE/trace"
+	echo 1 >"$TRACE/tracing_on"
+	p2pmap link del $A $C >/dev/null
+	p2pmap link add $A $C >/dev/null
+	sleep 1
+	echo 0 >"$TRACE/tracing_on"
+	cp "$TRACE/trace" /tmp/cp.trace
+	echo nop >"$TRACE/current_tracer"
+	echo >"$TRACE/set_ftrace_filter"
+	echo >"$TRACE/set_graph_function"
+	wait $cmon
+	ev=$(grep -c "$A" /tmp/cp-mon.out)
+	nb=$(grep -c "netlink_broadcast_filtered()" /tmp/cp.trace)
+	[ "$nb" -gt 0 ] || nb=$(grep -c "netlink_broadcast()" /tmp/cp.trace)
+	echo "# $ev events, $nb copies ($1)"
+}
+idle=""
+for i in $(seq 20); do
+	unshare -n sleep 600 &
+	idle="$idle $!"
+done
+sleep 1
+nets=$(for p in /proc/[0-9]*; do readlink $p/ns/net; done 2>/dev/null |
+	sort -u | wc -l)
+check "set-up: 20 more network namespaces ($nets in all)" test "$nets" -ge 21
+check "... and the function_graph tracer sees p2pmap's event functions" \
+	grep -q "p2pmap_ntf_link" "$TRACE/available_filter_functions"
+copies "20 namespaces without a listener"
+check "a monitor on the host got the events" test "$ev" -ge 2
+expect "... each copied once, into the host's namespace only ($nb copies)" \
+	"$nb" "$ev"
+expect "no namespace registered for events" \
+	"$(cat /sys/kernel/p2pmap/event_namespaces)" 0
+$CT p2pmap monitor --timeout 30 >/tmp/ct-mon2.out 2>&1 &
+mon=$!
+wait_until '[ "$(cat /sys/kernel/p2pmap/event_namespaces)" = 1 ]' 10
+expect "a monitor in a container registers its namespace" \
+	"$(cat /sys/kernel/p2pmap/event_namespaces)" 1
+copies "a monitor in one of 21 namespaces"
+expect "... then each event is copied there too, and nowhere else" \
+	"$nb" "$((2 * ev))"
+check "... and the container's monitor got them" grep -q "$A.*$C" /tmp/ct-mon2.out
+kill $mon
+wait $mon 2>/dev/null
+wait_until '[ "$(cat /sys/kernel/p2pmap/event_namespaces)" = 0 ]' 10
+expect "its monitor gone, the namespace's registration is gone" \
+	"$(cat /sys/kernel/p2pmap/event_namespaces)" 0
+# A client that joins the group without registering gets nothing in a
+# container (on the host it needs no registration): the kernel's ynl.
+# evlisten NAME CMD...: ynl subscribed for 12 s through CMD ("ct" or
+# "env"), output in /tmp/NAME.ynl, while the host changes a link.
+evlisten() {
+	local name=$1 pid
+	shift
+	"$@" /usr/bin/python3 /ynl/cli.py --no-schema \
+		--spec /ynl/specs/p2pmap.yaml --subscribe events --sleep 12 \
+		>/tmp/$name.ynl 2>&1 &
+	pid=$!
+	# its socket (port id: its pid) exists once the spec is read; the
+	# join follows at once
+	wait_until "awk -v p=$pid '\$2 == 16 && \$3 == p { f = 1 } END { exit !f }' /proc/$pid/net/netlink" 30
+	sleep 2
+	p2pmap link del $A $C >/dev/null
+	p2pmap link add $A $C >/dev/null
+	wait $pid
+	sed 's/^/# ynl: /' /tmp/$name.ynl | head -4
+}
+evlisten host env
+check "ynl on the host, not registered, gets the events" \
+	grep -q "link-del-ntf" /tmp/host.ynl
+evlisten ct $CT
+check "ynl in a container, not registered, gets none" \
+	sh -c "grep -q '^\[\]' /tmp/ct.ynl && ! grep -q ntf /tmp/ct.ynl"
+kill $idle
+wait $idle 2>/dev/null
+
 # --- netns_reads=N
 echo N >/sys/module/p2pmap/parameters/netns_reads
 in_ct p2pmap status
@@ -142,6 +247,9 @@ p2pmap link del $A $C >/dev/null
 p2pmap link add $A $C >/dev/null
 wait $mon
 check "... no event reaches the container" sh -c "! grep -q '$A' /tmp/ct-mon.out"
+sed 's/^/# ct monitor: /' /tmp/ct-mon.out
+check "... its monitor says why" \
+	grep -q "refuses reads from other network namespaces" /tmp/ct-mon.out
 # /sys/kernel is not namespaced (LXC and Docker show it read-only): the
 # same promise there, for every device and link file (issue 34, item 3).
 n=0 all=0
@@ -159,8 +267,16 @@ check "netns_reads=Y: a container reads the fault counts in sysfs" \
 in_ct p2pmap status
 expect "netns_reads=Y again: status in a container exits 0" "$rc" 0
 
-# --- without the module
+# --- without the module, unloaded while a container's monitor is
+# registered: its registration goes with the module (kmemleak, KASAN)
+$CT p2pmap monitor --timeout 60 >/tmp/ct-mon.out 2>&1 &
+mon=$!
+wait_until '[ "$(cat /sys/kernel/p2pmap/event_namespaces)" = 1 ]' 10
+expect "a container's monitor registered before the unload" \
+	"$(cat /sys/kernel/p2pmap/event_namespaces)" 1
 rmmod p2pmap
+kill $mon
+wait $mon 2>/dev/null
 in_ct p2pmap status
 expect "p2pmap unloaded: status in a container exits 4" "$rc" 4
 check "... says to load it on the host" grep -q "load it on the host" /tmp/ct.err

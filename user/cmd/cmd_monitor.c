@@ -103,7 +103,24 @@ static int parse_args(int argc, char **argv, struct monitor *m,
 }
 
 /*
- * The events socket, joined to the group; NULL after printing why not,
+ * Register @sk for events (P2PMAP_CMD_EVENTS_LISTEN): outside the host's
+ * network namespace the module sends events only where a listener did.
+ * A module older than the command sends them everywhere: not an error.
+ */
+static int events_listen(struct p2pmap_nl *nl, struct nl_sock *sk)
+{
+	struct p2pmap_nl ev = { .sk = sk, .family = nl->family };
+	int err = pnl_do(&ev, P2PMAP_CMD_EVENTS_LISTEN, NULL, NULL, NULL, NULL);
+
+	if (!err || err == -EOPNOTSUPP)
+		return 0;
+	pnl_perror(&ev.error, "monitor");
+	nl->error = ev.error;
+	return -1;
+}
+
+/*
+ * The events socket, registered and joined to the group; NULL after printing why not,
  * kept in nl->error (for cmd_exit_nl()).
  */
 static struct nl_sock *events_socket(struct p2pmap_nl *nl, struct monitor *m)
@@ -137,6 +154,10 @@ static struct nl_sock *events_socket(struct p2pmap_nl *nl, struct monitor *m)
 		goto fail;
 	}
 	nl_socket_set_buffer_size(sk, MONITOR_RCVBUF, 0);
+	pnl_want_ext_ack(sk);
+	/* Before joining: no event can arrive while the ack is awaited. */
+	if (events_listen(nl, sk))
+		goto fail;
 	err = nl_socket_add_membership(sk, grp);
 	if (err == -NLE_PERM) {
 		snprintf(e.msg, sizeof(e.msg),

@@ -49,9 +49,18 @@ const char *pnl_strerror(int nlerr)
 						 nl_geterror(nlerr);
 }
 
+/* Old kernels lack extended acks; then errors come without text. */
+void pnl_want_ext_ack(struct nl_sock *sk)
+{
+	int one = 1;
+
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+}
+
 int pnl_open(struct p2pmap_nl *nl)
 {
-	int one = 1, err;
+	int err;
 
 	memset(nl, 0, sizeof(*nl));
 	nl->sk = nl_socket_alloc();
@@ -66,9 +75,7 @@ int pnl_open(struct p2pmap_nl *nl)
 			pnl_strerror(err));
 		goto fail;
 	}
-	/* Old kernels lack extended acks; then errors come without text. */
-	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
-		   &one, sizeof(one));
+	pnl_want_ext_ack(nl->sk);
 
 	nl->family = genl_ctrl_resolve(nl->sk, P2PMAP_GENL_NAME);
 	if (nl->family < 0) {

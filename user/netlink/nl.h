@@ -42,6 +42,8 @@ typedef void (*pnl_reset_fn)(void *arg);
  * kept in nl->error too, for the command's exit code (cmd_exit_nl()).
  */
 int pnl_open(struct p2pmap_nl *nl);
+/* Ask the kernel for the text of its errors on @sk (extended acks). */
+void pnl_want_ext_ack(struct nl_sock *sk);
 /*
  * A libnl error (-NLE_*) as a negative errno: -EPERM, -EACCES, -ENOMEM,
  * else -EIO; and its text (the system's for the first two).

@@ -84,6 +84,14 @@
  *	per device admitted now that the new policy would not admit (the
  *	devices whose links it would unmap); EMSGSIZE if they do not fit.
  *
+ * P2PMAP_CMD_EVENTS_LISTEN (do, CAP_NET_ADMIN over the socket's network
+ *	namespace)
+ *	No attributes.  Registers the sending socket for events (below):
+ *	outside the initial network namespace they are copied only into
+ *	namespaces where a socket registered, until it closes.  Accepted in
+ *	the initial namespace, where it changes nothing.  EPERM outside it
+ *	while netns_reads=N; ENOSPC past 32 sockets in one namespace.
+ *
  * Admission policy
  *	p2pmap maps a link only when both devices are admitted: bound to a
  *	driver named in the driver allowlist (default "nvidia"), never to a
@@ -122,7 +130,11 @@
  *
  * Events: multicast group P2PMAP_MCGRP_EVENTS ("events"), joinable with
  * CAP_NET_ADMIN over the listener's network namespace only (a container's
- * root has it).  Fault events never carry P2PMAP_A_FAULT_LAST_ADDR, in any
+ * root has it).  The initial network namespace gets every event; another
+ * one only after a socket there sent P2PMAP_CMD_EVENTS_LISTEN (and not
+ * while netns_reads=N), so that a host with hundreds of containers does
+ * not copy each event into all of them.  They are sent shortly after the
+ * change, from a work item, in order.  Fault events never carry P2PMAP_A_FAULT_LAST_ADDR, in any
  * namespace: dumps give it to CAP_SYS_ADMIN only, and a multicast cannot
  * ask each listener.  In the order things happen:
  *	P2PMAP_CMD_DEV_ADD_NTF   a device is tracked (device attributes)
@@ -200,6 +212,7 @@ enum p2pmap_cmd {
 	P2PMAP_CMD_FAULT_NTF,
 	P2PMAP_CMD_POLICY_GET,
 	P2PMAP_CMD_POLICY_SET,
+	P2PMAP_CMD_EVENTS_LISTEN,
 
 	__P2PMAP_CMD_MAX
 };

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * P2PMAP_CMD_EVENTS_LISTEN: a listener outside the initial network
+ * namespace asks for events there (events_listeners.c says why it must).
+ * It asks what joining the events group asks, CAP_NET_ADMIN over its own
+ * namespace, and is a read: refused while netns_reads=N.
+ */
+#include <net/sock.h>
+#include "p2pmap.h"
+#include "netlink.h"
+
+int p2pmap_nl_events_listen(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = sock_net(skb->sk);
+	int err = p2pmap_nl_may_read(skb, info->extack);
+
+	if (err)
+		return err;
+	if (!netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "needs CAP_NET_ADMIN in this network namespace (what joining the events group needs)");
+		return -EPERM;
+	}
+	return p2pmap_nl_done(info,
+			      p2pmap_ntf_listen(net, info->snd_portid,
+						info->extack));
+}
