@@ -4,6 +4,8 @@
 #   2. static checks of the module (W=1, sparse, checkpatch); the module
 #      built through DKMS for each kernel; a W=1 build against Debian
 #      trixie-backports' 7.x headers in a chroot (tests/newer-kernel.sh);
+#      the private IOMMU layouts p2pmap mirrors
+#      checked in the Proxmox and Debian sources (tests/iommu-layout.sh);
 #      make install / make uninstall (tests/install/run.sh), then the
 #      Debian packages: make deb, lintian, apt-get install, purge
 #      (tests/package/run.sh; both skipped where p2pmap is already
@@ -104,6 +106,10 @@ result $? "[7.x] the 7.x kernel image is there to boot"
 qemu11=$(sed -n 's/^# vm-qemu \([^ ]*\) .*/\1/p' "$logs/newer.tap")
 [ -n "$qemu11" ]
 result $? "[7.x] QEMU 11 (AMD-Vi behind root ports and host bridges) is there"
+# The private layouts in every source tree, the 7.x one included
+# (newer-kernel.sh fetched it).
+phase "IOMMU layouts in PVE and Debian sources"
+suite "[layout]" "$top/tests/iommu-layout.sh"
 # The debug kernel: built once, then reused while linux-source-6.12,
 # tests/vm/debug.config and the script are unchanged (tests/vm/debug-kernel.sh).
 phase "debug kernel: build (or cache) and its initramfs"
