@@ -100,11 +100,14 @@ install: user dkms-src
 		dkms remove -m p2pmap -v $(VERSION) --all; \
 	fi; \
 	dkms add -m p2pmap -v $(VERSION); \
-	kernels=$$(tests/kernels.sh); \
-	[ -n "$$kernels" ] || echo "install: no kernel with headers:" \
-		"DKMS builds p2pmap when one is installed (Debian: apt install" \
-		"linux-headers-$$(uname -r); Proxmox VE: apt install" \
-		"proxmox-headers-$$(uname -r), and proxmox-default-headers)"; \
+	kernels=$$(tests/kernels.sh); rel=$$(uname -r); \
+	case $$rel in \
+	*-pve) hdr="proxmox-headers-$$rel (and proxmox-default-headers," ;; \
+	*) hdr="linux-headers-$$rel (and linux-headers-$${rel##*-}," ;; \
+	esac; \
+	[ -e /lib/modules/$$rel/build/Makefile ] || echo "install: no headers" \
+		"for the running kernel $$rel: DKMS builds p2pmap for it once" \
+		"they are there: apt install $$hdr for the kernels to come)"; \
 	for k in $$kernels; do \
 		dkms build -m p2pmap -v $(VERSION) -k $$k; \
 		dkms install -m p2pmap -v $(VERSION) -k $$k; \

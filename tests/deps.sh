@@ -7,7 +7,11 @@
 # needs nothing beyond build-essential, bc, flex, bison, libelf-dev and
 # xz-utils: no BTF, no module signing); python3-yaml/-jsonschema for YNL and the spec checks; dkms
 # (make install, and the module the VMs load); debootstrap for the trixie
-# chroot with 7.x headers (tests/newer-kernel.sh); tmux to type into the
+# chroot with 7.x headers (tests/newer-kernel.sh); linux-source-6.1 (and
+# 6.12's) for the IOMMU layout check (tests/iommu-layout.sh reads their
+# dma-iommu.c and iova.c, which no headers package ships); python3 and
+# xz-utils for that check and the Proxmox VE build trees
+# (tests/pve-build.sh, tests/pve-trees.sh); tmux to type into the
 # completion as a user does (tests/man/run.sh); debhelper, dh-dkms and
 # lintian for the Debian packages (make deb, tests/package/run.sh);
 # prometheus (for promtool) and prometheus-node-exporter for the alerting
@@ -21,7 +25,8 @@ pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
       python3-yaml python3-jsonschema dkms debootstrap tmux
       debhelper dh-dkms lintian prometheus prometheus-node-exporter
       linux-image-amd64 linux-headers-amd64
-      linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12)
+      linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
+      linux-source-6.1)
 
 missing=()
 for p in "${pkgs[@]}"; do

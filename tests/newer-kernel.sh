@@ -113,6 +113,20 @@ if [ "${P2PMAP_NEWER_IMAGE:-0}" = 1 ] && [ ! -e "$moddir/kernel/drivers/vfio/vfi
 	tap $? "linux-modules-$kver's VFIO modules unpacked into build/trixie"
 fi
 
+# The source of that series for the IOMMU layout check (tests/iommu-layout.sh
+# reads its dma-iommu.c and iova.c, which no headers package ships): the
+# tarball of linux-source-SERIES (167 MB), unpacked, not installed, once.
+series=$(echo "$kbase" | cut -d. -f1,2)
+if [ ! -e "$root/usr/src/linux-source-$series.tar.xz" ]; then
+	{ rm -rf "$root/tmp/debs" && mkdir "$root/tmp/debs" &&
+	  in_root sh -c "cd /tmp/debs && apt-get download linux-source-$series" &&
+	  dpkg-deb --fsys-tarfile "$root"/tmp/debs/linux-source-*.deb |
+		tar -x -C "$root" "./usr/src/linux-source-$series.tar.xz" &&
+	  rm -rf "$root/tmp/debs"
+	} >>"$log" 2>&1
+	tap $? "linux-source-$series's tarball unpacked into build/trixie"
+fi
+
 # Out-of-tree builds write into their source folder: build a fresh copy.
 rm -rf "$root/p2pmap"
 mkdir -p "$root/p2pmap"

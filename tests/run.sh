@@ -4,6 +4,10 @@
 #   2. static checks of the module (W=1, sparse, checkpatch); the module
 #      built through DKMS for each kernel; a W=1 build against Debian
 #      trixie-backports' 7.x headers in a chroot (tests/newer-kernel.sh);
+#      W=1 builds against Proxmox VE's 6.17 and 7.0 trees with Proxmox's
+#      export list, probes held to tests/pve/expected-probes
+#      (tests/pve-build.sh); the private IOMMU layouts p2pmap mirrors
+#      checked in the Proxmox and Debian sources (tests/iommu-layout.sh);
 #      make install / make uninstall (tests/install/run.sh), then the
 #      Debian packages: make deb, lintian, apt-get install, purge
 #      (tests/package/run.sh; both skipped where p2pmap is already
@@ -104,6 +108,11 @@ result $? "[7.x] the 7.x kernel image is there to boot"
 qemu11=$(sed -n 's/^# vm-qemu \([^ ]*\) .*/\1/p' "$logs/newer.tap")
 [ -n "$qemu11" ]
 result $? "[7.x] QEMU 11 (AMD-Vi behind root ports and host bridges) is there"
+# Proxmox VE's kernels, built (not booted), and the private layouts in
+# every source tree, the 7.x one included (newer-kernel.sh fetched it).
+phase "Proxmox VE 6.17 and 7.0 builds; IOMMU layouts in PVE and Debian sources"
+suite "[pve]" "$top/tests/pve-build.sh"
+suite "[layout]" "$top/tests/iommu-layout.sh"
 # The debug kernel: built once, then reused while linux-source-6.12,
 # tests/vm/debug.config and the script are unchanged (tests/vm/debug-kernel.sh).
 phase "debug kernel: build (or cache) and its initramfs"

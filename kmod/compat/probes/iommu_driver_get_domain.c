@@ -6,7 +6,7 @@
  */
 #include <linux/iommu.h>
 
-static struct iommu_domain * __maybe_unused p2pmap_probe(struct device *dev)
+static __maybe_unused struct iommu_domain *p2pmap_probe(struct device *dev)
 {
 	return iommu_driver_get_domain_for_dev(dev);
 }
