@@ -137,6 +137,12 @@ p2pmap link add $A $C >/dev/null
 # event functions, one per copy (where a kernel inlines it into
 # netlink_broadcast(), the calls of that).
 ev_roots="p2pmap_ntf_work_fn p2pmap_ntf_dev p2pmap_ntf_link p2pmap_ntf_fault"
+# The debug kernel has no function tracer (tests/vm/debug.config): there
+# the copies are not counted; every Debian kernel counts them.
+case $KVER in
+*-p2pmap-debug) fg=no ;;
+*) fg=yes ;;
+esac
 # copies: run "link del A C; link add A C" with a monitor on the host; sets
 # ev (the events it printed) and nb (netlink_broadcast() calls under
 # p2pmap's event functions meanwhile).
@@ -144,6 +150,14 @@ copies() {
 	p2pmap monitor --timeout 5 >/tmp/cp-mon.out 2>&1 &
 	cmon=$!
 	sleep 1
+	if [ $fg = no ]; then
+		p2pmap link del $A $C >/dev/null
+		p2pmap link add $A $C >/dev/null
+		wait $cmon
+		ev=$(grep -c "$A" /tmp/cp-mon.out)
+		echo "# $ev events, copies not counted on $KVER ($1)"
+		return
+	fi
 	echo 0 >"$TRACE/tracing_on"
 	echo nop >"$TRACE/current_tracer"
 	echo >"$TRACE/set_ftrace_filter"
@@ -181,12 +195,14 @@ sleep 1
 nets=$(for p in /proc/[0-9]*; do readlink $p/ns/net; done 2>/dev/null |
 	sort -u | wc -l)
 check "set-up: 20 more network namespaces ($nets in all)" test "$nets" -ge 21
-check "... and the function_graph tracer sees p2pmap's event functions" \
-	grep -q "p2pmap_ntf_link" "$TRACE/available_filter_functions"
+[ $fg = no ] ||
+	check "... and the function_graph tracer sees p2pmap's event functions" \
+		grep -q "p2pmap_ntf_link" "$TRACE/available_filter_functions"
 copies "20 namespaces without a listener"
 check "a monitor on the host got the events" test "$ev" -ge 2
-expect "... each copied once, into the host's namespace only ($nb copies)" \
-	"$nb" "$ev"
+[ $fg = no ] ||
+	expect "... each copied once, into the host's namespace only ($nb copies)" \
+		"$nb" "$ev"
 expect "no namespace registered for events" \
 	"$(cat /sys/kernel/p2pmap/event_namespaces)" 0
 $CT p2pmap monitor --timeout 30 >/tmp/ct-mon2.out 2>&1 &
@@ -195,8 +211,9 @@ wait_until '[ "$(cat /sys/kernel/p2pmap/event_namespaces)" = 1 ]' 10
 expect "a monitor in a container registers its namespace" \
 	"$(cat /sys/kernel/p2pmap/event_namespaces)" 1
 copies "a monitor in one of 21 namespaces"
-expect "... then each event is copied there too, and nowhere else" \
-	"$nb" "$((2 * ev))"
+[ $fg = no ] ||
+	expect "... then each event is copied there too, and nowhere else" \
+		"$nb" "$((2 * ev))"
 check "... and the container's monitor got them" grep -q "$A.*$C" /tmp/ct-mon2.out
 kill $mon
 wait $mon 2>/dev/null

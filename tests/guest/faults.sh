@@ -236,6 +236,37 @@ dropcap sys_admin p2pmap faults --json >/tmp/faults-nosa.json 2>&1
 check "... as the faults dump in the same process gives none" \
 	sh -c "grep -q '\"last_addr\": *null' /tmp/faults-nosa.json && ! grep -q '\"last_addr\": *\"' /tmp/faults-nosa.json"
 
+# Asking whether a reader may see addresses writes no audit record (issue
+# 34, item 6b): an exporter polling as a user would fill the audit log with
+# LSM denials.  A kprobe on cap_capable(cred, ns, cap, opts), the
+# capability module's hook that security_capable() calls (the same
+# function where a kernel has no LSM, as the debug kernel), sees each
+# CAP_SYS_ADMIN (21) question asked for the CLI's reads, without that
+# capability and (to show the probe sees the question) as root; every one
+# must carry CAP_OPT_NOAUDIT (bit 1 of opts), as ns_capable_noaudit() asks.
+kp=$TRACE/kprobe_events
+echo 0 >"$TRACE/tracing_on"
+echo 'p:p2pcap/capable cap_capable cap=%dx:s32 opts=%cx:x32' >>"$kp"
+check "set-up: a kprobe on cap_capable()" \
+	test -d "$TRACE/events/p2pcap/capable"
+echo 'cap == 21' >"$TRACE/events/p2pcap/capable/filter"
+echo 1 >"$TRACE/events/p2pcap/capable/enable"
+echo >"$TRACE/trace"
+echo 1 >"$TRACE/tracing_on"
+dropcap sys_admin p2pmap faults --json >/dev/null 2>&1
+dropcap sys_admin p2pmap status >/dev/null 2>&1
+p2pmap faults --json >/dev/null 2>&1
+echo 0 >"$TRACE/tracing_on"
+echo 0 >"$TRACE/events/p2pcap/capable/enable"
+grep '^ *p2pmap-[0-9]* .*capable:' "$TRACE/trace" >/tmp/capable.trace
+echo "-:p2pcap/capable" >>"$kp"
+echo 1 >"$TRACE/tracing_on"
+sed -n 's/.*\(cap=.*\)/# CAP_SYS_ADMIN asked: \1/p' /tmp/capable.trace | sort | uniq -c | head -5
+check "reads ask whether the reader has CAP_SYS_ADMIN (the probe sees it)" \
+	test -s /tmp/capable.trace
+check "... never with an audit record, with or without it" \
+	sh -c "! grep -v 'opts=0x[0-9a-f]*[2367abef]\$' /tmp/capable.trace"
+
 # --- the fault-log sources, where the kernel allows them (issue 23):
 # 6.1's printk calls trace_console_rcuidle(), which WARNs on every printk
 # from NMI context once a probe is attached: p2pmap attaches none there.

@@ -84,13 +84,14 @@
  *	per device admitted now that the new policy would not admit (the
  *	devices whose links it would unmap); EMSGSIZE if they do not fit.
  *
- * P2PMAP_CMD_EVENTS_LISTEN (do, CAP_NET_ADMIN over the socket's network
- *	namespace)
+ * P2PMAP_CMD_EVENTS_LISTEN (do; outside the initial network namespace,
+ *	CAP_NET_ADMIN over the socket's own, as joining the group asks)
  *	No attributes.  Registers the sending socket for events (below):
  *	outside the initial network namespace they are copied only into
- *	namespaces where a socket registered, until it closes.  Accepted in
- *	the initial namespace, where it changes nothing.  EPERM outside it
- *	while netns_reads=N; ENOSPC past 32 sockets in one namespace.
+ *	namespaces where a socket registered, until it closes.  Accepted
+ *	from anyone in the initial namespace, where it changes nothing.
+ *	EPERM outside it while netns_reads=N; ENOSPC past 32 sockets in one
+ *	namespace.
  *
  * Admission policy
  *	p2pmap maps a link only when both devices are admitted: bound to a
