@@ -4,8 +4,9 @@
  *
  * The kernel does not tell a module which namespaces have a member of one
  * of its groups: genl_has_listeners() reads one bitmap per protocol for
- * all namespaces, and a family's bind callback is given no namespace
- * (genl_bind(), net/netlink/genetlink.c, 6.1 to 7.3).  Copying every event
+ * all namespaces, and a family's bind callback, where there is one, is
+ * given no namespace (genl_bind(), net/netlink/genetlink.c, 6.12, 7.3;
+ * 6.1 has none).  Copying every event
  * into every namespace whenever anyone listens would make a host with
  * hundreds of containers pay for each one per event.  So a listener
  * outside the initial namespace registers with P2PMAP_CMD_EVENTS_LISTEN,
@@ -36,7 +37,6 @@ struct p2pmap_ntf_net {
 
 static LIST_HEAD(p2pmap_ntf_nets);
 static DEFINE_MUTEX(p2pmap_ntf_nets_lock);	/* the list, and sending */
-static unsigned int p2pmap_ntf_nets_n;
 
 static struct p2pmap_ntf_net *p2pmap_ntf_net_find(struct net *net)
 {
@@ -59,9 +59,8 @@ static int p2pmap_ntf_portid_index(const struct p2pmap_ntf_net *e, u32 portid)
 }
 
 /*
- * Register socket @portid of @net for events.  The initial namespace needs
- * no registration (its listeners get every event); registering twice is
- * one registration.
+ * Register socket @portid of @net, not the initial namespace (which gets
+ * every event), for events; registering twice is one registration.
  */
 int p2pmap_ntf_listen(struct net *net, u32 portid,
 		      struct netlink_ext_ack *extack)
@@ -69,8 +68,6 @@ int p2pmap_ntf_listen(struct net *net, u32 portid,
 	struct p2pmap_ntf_net *e;
 	int err = 0;
 
-	if (net_eq(net, &init_net))
-		return 0;
 	mutex_lock(&p2pmap_ntf_nets_lock);
 	e = p2pmap_ntf_net_find(net);
 	if (!e) {
@@ -81,7 +78,6 @@ int p2pmap_ntf_listen(struct net *net, u32 portid,
 		}
 		e->net = net;
 		list_add_tail(&e->node, &p2pmap_ntf_nets);
-		WRITE_ONCE(p2pmap_ntf_nets_n, p2pmap_ntf_nets_n + 1);
 	}
 	if (p2pmap_ntf_portid_index(e, portid) >= 0)
 		goto out;
@@ -100,7 +96,6 @@ out:
 static void p2pmap_ntf_net_free(struct p2pmap_ntf_net *e)
 {
 	list_del(&e->node);
-	WRITE_ONCE(p2pmap_ntf_nets_n, p2pmap_ntf_nets_n - 1);
 	kfree(e);
 }
 
@@ -147,7 +142,14 @@ void p2pmap_ntf_for_each_net(void (*fn)(struct net *net, void *arg),
 /* /sys/kernel/p2pmap/event_namespaces */
 unsigned int p2pmap_ntf_nets_count(void)
 {
-	return READ_ONCE(p2pmap_ntf_nets_n);
+	struct p2pmap_ntf_net *e;
+	unsigned int n = 0;
+
+	mutex_lock(&p2pmap_ntf_nets_lock);
+	list_for_each_entry(e, &p2pmap_ntf_nets, node)
+		n++;
+	mutex_unlock(&p2pmap_ntf_nets_lock);
+	return n;
 }
 
 /* Before the family: no registration can be made that is not dropped. */

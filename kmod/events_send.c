@@ -49,23 +49,23 @@ static void p2pmap_ntf_copy_to(struct net *net, void *arg)
 	}
 }
 
+/* @fn for the initial namespace and every other one events go to. */
+static void p2pmap_ntf_to_listeners(void (*fn)(struct net *net, void *arg),
+				    void *arg)
+{
+	fn(&init_net, arg);
+	if (READ_ONCE(p2pmap_netns_reads))
+		p2pmap_ntf_for_each_net(fn, arg);
+}
+
 /* One event to every namespace that listens; consumes @skb. */
 static void p2pmap_ntf_send(struct sk_buff *skb)
 {
 	struct genlmsghdr *hdr = nlmsg_data(nlmsg_hdr(skb));
 	struct p2pmap_ntf_copy c = { .skb = skb, .cmd = hdr->cmd };
 
-	p2pmap_ntf_copy_to(&init_net, &c);
-	if (READ_ONCE(p2pmap_netns_reads))
-		p2pmap_ntf_for_each_net(p2pmap_ntf_copy_to, &c);
+	p2pmap_ntf_to_listeners(p2pmap_ntf_copy_to, &c);
 	nlmsg_free(skb);
-}
-
-static void p2pmap_ntf_send_lost(void)
-{
-	p2pmap_ntf_lost(&init_net, NULL);
-	if (READ_ONCE(p2pmap_netns_reads))
-		p2pmap_ntf_for_each_net(p2pmap_ntf_lost, NULL);
 }
 
 static void p2pmap_ntf_work_fn(struct work_struct *work)
@@ -75,7 +75,7 @@ static void p2pmap_ntf_work_fn(struct work_struct *work)
 	while ((skb = skb_dequeue(&p2pmap_ntf_waiting)))
 		p2pmap_ntf_send(skb);
 	if (atomic_xchg(&p2pmap_ntf_dropped, 0))
-		p2pmap_ntf_send_lost();
+		p2pmap_ntf_to_listeners(p2pmap_ntf_lost, NULL);
 }
 
 static DECLARE_WORK(p2pmap_ntf_work, p2pmap_ntf_work_fn);

@@ -244,14 +244,8 @@ bench_events() {
 	for c in 1 2 3; do
 		ev_rounds 10
 		cat /tmp/fg.dur >>/tmp/ev.one
-		idle=""
-		for i in $(seq 200); do
-			unshare -n sleep 3600 &
-			idle="$idle $!"
-		done
-		sleep 2
-		nets=$(for p in /proc/[0-9]*; do readlink $p/ns/net; done \
-			2>/dev/null | sort -u | wc -l)
+		idle_netns 200
+		nets=$(netns_count)
 		ev_rounds 10
 		cat /tmp/fg.dur >>/tmp/ev.many
 		kill $idle

@@ -186,14 +186,8 @@ copies() {
 	[ "$nb" -gt 0 ] || nb=$(grep -c "netlink_broadcast()" /tmp/cp.trace)
 	echo "# $ev events, $nb copies ($1)"
 }
-idle=""
-for i in $(seq 20); do
-	unshare -n sleep 600 &
-	idle="$idle $!"
-done
-sleep 1
-nets=$(for p in /proc/[0-9]*; do readlink $p/ns/net; done 2>/dev/null |
-	sort -u | wc -l)
+idle_netns 20
+nets=$(netns_count)
 check "set-up: 20 more network namespaces ($nets in all)" test "$nets" -ge 21
 [ $fg = no ] ||
 	check "... and the function_graph tracer sees p2pmap's event functions" \

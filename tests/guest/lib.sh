@@ -171,6 +171,23 @@ ynl_p2pmap() {
 	/usr/bin/python3 /ynl/cli.py --no-schema --spec /ynl/specs/p2pmap.yaml "$@"
 }
 
+# idle_netns N: N more network namespaces, a sleeping process in each (a
+# container that never asks for events); their pids in $idle, for kill.
+idle_netns() {
+	idle=""
+	for i in $(seq "$1"); do
+		unshare -n sleep 3600 &
+		idle="$idle $!"
+	done
+	sleep 2
+}
+
+# netns_count: how many network namespaces the processes are in.
+netns_count() {
+	for p in /proc/[0-9]*; do readlink $p/ns/net; done 2>/dev/null |
+		sort -u | wc -l
+}
+
 # json_true EXPR < JSON: the Python expression EXPR holds for document d.
 json_true() {
 	python3 /tests/json_true.py "$1"

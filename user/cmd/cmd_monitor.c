@@ -120,8 +120,8 @@ static int events_listen(struct p2pmap_nl *nl, struct nl_sock *sk)
 }
 
 /*
- * The events socket, registered and joined to the group; NULL after printing why not,
- * kept in nl->error (for cmd_exit_nl()).
+ * The events socket, registered and joined to the group; NULL after
+ * printing why not, kept in nl->error (for cmd_exit_nl()).
  */
 static struct nl_sock *events_socket(struct p2pmap_nl *nl, struct monitor *m)
 {
