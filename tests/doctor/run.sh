@@ -279,7 +279,8 @@ P2PMAP_NVIDIA_SMI=$tmp/ct/nvidia-smi run container 0 --root "$tmp/ct" --unit vll
 tap $? "the same host from an LXC container: host-only checks skipped (run on the host), the host's commands at the end (whole output)"
 # pve DIR: the same host as a Proxmox VE node (pve1), as issue 25 tells it:
 # node 0's four GPUs passed to CT 101 "sglang" (two as devN, two by
-# lxc.mount.entry, one written "key = value", c 195:* allowed; NVIDIA's
+# lxc.mount.entry, one written "key = value", c 195:* allowed, nvidiactl
+# and nvidia-uvm(-tools) given, nvidia-uvm's major 511 allowed; NVIDIA's
 # minors in probe order, not bus order), node 1's four to VM 200 under
 # SEV-SNP (81:00 without domain or function, a PCI mapping with a ";" list
 # for this node and a map line for another node, e1 with its domain).  A
@@ -292,6 +293,19 @@ pve() {
 	ln -s nodes/pve1 "$d/etc/pve/local"
 	ln -s nodes/pve1/qemu-server "$d/etc/pve/qemu-server"
 	ln -s nodes/pve1/lxc "$d/etc/pve/lxc"
+	# A pure cgroup2 host (Proxmox VE 7+), NVIDIA's majors as the kernel
+	# lists them: 195 fixed, nvidia-uvm and nvidia-caps dynamic.
+	put "$d/sys/fs/cgroup/cgroup.controllers" "cpuset cpu io memory hugetlb pids rdma misc"
+	put "$d/proc/devices" "Character devices:
+  1 mem
+  4 /dev/vc/0
+195 nvidia-frontend
+510 nvidia-caps
+511 nvidia-uvm
+
+Block devices:
+  8 sd
+259 blkext"
 	for a in 0000:01:00.0=0 0000:21:00.0=2 0000:41:00.0=1 0000:61:00.0=3; do
 		mkdir -p "$d/proc/driver/nvidia/gpus/${a%=*}"
 		printf 'Model: \t\t NVIDIA RTX PRO 6000 Blackwell Server Edition\nIRQ:   \t\t 120\nBus Location: \t %s\nDevice Minor: \t %s\nGPU Excluded:\t No\n' \
@@ -307,9 +321,12 @@ memory: 262144
 rootfs: local-lvm:vm-101-disk-0,size=200G
 unprivileged: 1
 lxc.cgroup2.devices.allow: c 195:* rwm
+lxc.cgroup2.devices.allow: c 511:* rwm
 lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none bind,optional,create=file
 lxc.mount.entry: /dev/nvidia2 dev/nvidia2 none bind,optional,create=file
 lxc.mount.entry = /dev/nvidia3 dev/nvidia3 none bind,optional,create=file
+lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,optional,create=file
+lxc.mount.entry: /dev/nvidia-uvm-tools dev/nvidia-uvm-tools none bind,optional,create=file
 
 [pve:pending]
 dev2: /dev/nvidia4
@@ -385,6 +402,108 @@ run pve3 0 --root "$tmp/pve2" --unit vllm.service
 has pve3 "skip  proxmox: /etc/pve exists but pmxcfs does not serve it (no /etc/pve/local): the guests' configuration was not read" &&
 	! grep -q "owner" "$tmp/pve3.out"
 tap $? "Proxmox: /etc/pve without pmxcfs: said, nothing judged from it"
+# The container's device nodes (issue 36, item 2): besides /dev/nvidiaN,
+# CUDA opens /dev/nvidiactl (195:255), /dev/nvidia-uvm and -tools (the
+# dynamic major /proc/devices gives nvidia-uvm, here 511) and, with MIG
+# capabilities, /dev/nvidia-caps (nvidia-caps's major, 510): each given
+# and allowed, the fix naming every line to add.
+ct101=etc/pve/nodes/pve1/lxc/101.conf
+pve "$tmp/n"
+sed -i '/c 511:\* rwm/d; /nvidia-uvm-tools/d' "$tmp/n/$ct101"
+mkdir -p "$tmp/n/dev/nvidia-caps"
+run n1 0 --root "$tmp/n"
+has n1 "warn  pve.ct.101.nodes: CT 101 \"sglang\": CUDA there cannot start: /dev/nvidia-uvm not allowed, /dev/nvidia-uvm-tools neither given nor allowed, /dev/nvidia-caps neither given nor allowed (it opens /dev/nvidiactl 195:255, /dev/nvidia-uvm 511:0, /dev/nvidia-uvm-tools 511:1, /dev/nvidia-caps 510:*)" &&
+	has n1 "      fix: add to /etc/pve/lxc/101.conf: lxc.cgroup2.devices.allow: c 511:* rwm; lxc.mount.entry: /dev/nvidia-uvm-tools dev/nvidia-uvm-tools none bind,optional,create=file; lxc.cgroup2.devices.allow: c 510:* rwm; lxc.mount.entry: /dev/nvidia-caps dev/nvidia-caps none bind,optional,create=dir"
+tap $? "container nodes: nvidia-uvm's dynamic major (/proc/devices) not allowed, nvidia-uvm-tools and nvidia-caps not given: one warning, every line to add"
+# doctor's old fix, c 195:N per GPU, leaves nvidiactl (195:255) denied.
+pve "$tmp/n"
+sed -i 's|^lxc.cgroup2.devices.allow: c 195:\* rwm$|lxc.cgroup2.devices.allow: c 195:2 rwm|' "$tmp/n/$ct101"
+run n2 0 --root "$tmp/n"
+has n2 "warn  pve.ct.101.nodes: CT 101 \"sglang\": CUDA there cannot start: /dev/nvidiactl not allowed (it opens /dev/nvidiactl 195:255, /dev/nvidia-uvm 511:0, /dev/nvidia-uvm-tools 511:1)" &&
+	has n2 "      fix: add to /etc/pve/lxc/101.conf: lxc.cgroup2.devices.allow: c 195:* rwm" &&
+	has n2 "warn  gpu.0000:61:00.0.owner: 0000:61:00.0 is passed to CT 101 \"sglang\" (/dev/nvidia3 lxc.mount.entry), but the container's cgroup does not allow c 195:3: CUDA there cannot open it" &&
+	has n2 "      fix: lxc.cgroup2.devices.allow: c 195:* rwm in /etc/pve/lxc/101.conf (its GPUs and /dev/nvidiactl, 195:255; or pass it as devN: /dev/nvidia3)" &&
+	has n2 "ok    gpu.0000:21:00.0.owner: 0000:21:00.0 belongs to CT 101 \"sglang\" (/dev/nvidia2 lxc.mount.entry)"
+tap $? "container nodes: c 195:N allows that GPU but not nvidiactl; the fix allows c 195:* (the GPUs and nvidiactl)"
+grep -v nvidia-uvm "$tmp/n/proc/devices" >"$tmp/n/devices" && mv "$tmp/n/devices" "$tmp/n/proc/devices"
+run n3 0 --root "$tmp/n"
+has n3 "warn  pve.ct.101.nodes: CT 101 \"sglang\": nvidia-uvm is not loaded on the host (no nvidia-uvm in /proc/devices): CUDA there needs /dev/nvidia-uvm, and a container cannot load it"
+tap $? "container nodes: nvidia-uvm not loaded on the host (its major unknown): said, with the fix"
+# The README's container block as written: CT 101 given exactly its lines.
+pve "$tmp/n"
+sed -n '/^2\. \*\*The container.s configuration/,/^3\. /p' "$top/README.md" |
+	sed -n 's/^        \(\(dev[0-9]\|lxc\.\).*\)/\1/p' >"$tmp/readme-ct.txt"
+{ printf 'arch: amd64\nhostname: sglang\nunprivileged: 1\n'; cat "$tmp/readme-ct.txt"; } >"$tmp/n/$ct101"
+run n4 0 --root "$tmp/n"
+[ "$(wc -l <"$tmp/readme-ct.txt")" -ge 7 ] &&
+	[ "$(grep -c '^ok    gpu.0000:[0-6]1:00.0.owner: .* belongs to CT 101' "$tmp/n4.out")" = 4 ] &&
+	grep -q '^ok    pve.ct.101.nodes: ' "$tmp/n4.out" && ! grep -q 'pve.ct.101.rule' "$tmp/n4.out"
+tap $? "the README's container block, as written ($(wc -l <"$tmp/readme-ct.txt") lines): every GPU and every node CUDA opens given and allowed"
+
+# LXC's rules as LXC 6.0 applies them (item 3; cgfsng.c): the cgroup v1
+# key is ignored on a cgroup2 host, and lxc.cgroup2 on a legacy one.
+pve "$tmp/l"
+sed -i 's|^lxc.cgroup2.devices.allow: c 195:\* rwm$|lxc.cgroup.devices.allow: c 195:* rwm|' "$tmp/l/$ct101"
+run l1 0 --root "$tmp/l"
+has l1 "warn  gpu.0000:21:00.0.owner: 0000:21:00.0 is passed to CT 101 \"sglang\" (/dev/nvidia2 lxc.mount.entry), but the container's cgroup does not allow c 195:2: CUDA there cannot open it" &&
+	has l1 "warn  pve.ct.101.rule: CT 101 \"sglang\": \"lxc.cgroup.devices.allow: c 195:* rwm\" is not applied: the cgroup v1 key: LXC ignores it on a cgroup2 host, the default since Proxmox VE 7 (cgfsng_setup_limits_legacy: \"Ignoring legacy cgroup limits on pure cgroup2 system\")" &&
+	has l1 "      fix: lxc.cgroup2.devices.allow: c 195:* rwm in /etc/pve/lxc/101.conf instead" &&
+	grep -q '^warn  pve.ct.101.nodes: .*/dev/nvidiactl not allowed' "$tmp/l1.out"
+tap $? "LXC keys: lxc.cgroup.devices.allow (cgroup v1) allows nothing on a cgroup2 host: said why, the cgroup2 line as the fix"
+pve "$tmp/l"
+rm "$tmp/l/sys/fs/cgroup/cgroup.controllers"
+mkdir -p "$tmp/l/sys/fs/cgroup/devices"
+run l2 0 --root "$tmp/l"
+has l2 "warn  gpu.0000:21:00.0.owner: 0000:21:00.0 is passed to CT 101 \"sglang\" (/dev/nvidia2 lxc.mount.entry), but the container's cgroup does not allow c 195:2: CUDA there cannot open it" &&
+	has l2 "      fix: lxc.cgroup.devices.allow: c 195:* rwm in /etc/pve/lxc/101.conf (its GPUs and /dev/nvidiactl, 195:255; or pass it as devN: /dev/nvidia2)" &&
+	grep -q '^warn  pve.ct.101.rule: CT 101 "sglang": "lxc.cgroup2.devices.allow: c 195:\* rwm" is not applied: LXC applies lxc.cgroup2.\* only on a pure cgroup2 host' "$tmp/l2.out"
+tap $? "LXC keys: on a legacy (cgroup v1) host lxc.cgroup2 is ignored, the fix uses lxc.cgroup.devices.allow"
+# The path form: LXC stat()s the path into type, major and minor
+# (device_cgroup_rule_parse_devpath), an access after it required.
+pve "$tmp/l"
+sed -i '/^lxc.cgroup2.devices.allow: c /d; /^unprivileged: 1$/a\
+lxc.cgroup2.devices.allow: /dev/nvidia2 rwm\
+lxc.cgroup2.devices.allow: /dev/nvidia3 rw\
+lxc.cgroup2.devices.allow: /dev/nvidiactl rwm\
+lxc.cgroup2.devices.allow: /dev/nvidia-uvm rwm\
+lxc.cgroup2.devices.allow: /dev/nvidia-uvm-tools rwm' "$tmp/l/$ct101"
+run l3 0 --root "$tmp/l"
+has l3 "ok    gpu.0000:21:00.0.owner: 0000:21:00.0 belongs to CT 101 \"sglang\" (/dev/nvidia2 lxc.mount.entry)" &&
+	has l3 "ok    gpu.0000:61:00.0.owner: 0000:61:00.0 belongs to CT 101 \"sglang\" (/dev/nvidia3 lxc.mount.entry)" &&
+	grep -q '^ok    pve.ct.101.nodes: ' "$tmp/l3.out" && ! grep -q 'pve.ct.101.rule' "$tmp/l3.out"
+tap $? "LXC keys: the path form \"/dev/nvidia2 rwm\" allows that node (stat()ed, NVIDIA's numbers under --root)"
+sed -i 's|^lxc.cgroup2.devices.allow: /dev/nvidia3 rw$|lxc.cgroup2.devices.allow: /dev/nvidia3|; s|^lxc.cgroup2.devices.allow: /dev/nvidiactl rwm$|lxc.cgroup2.devices.allow: c  195:255 rwm|' "$tmp/l/$ct101"
+run l4 0 --root "$tmp/l"
+has l4 "warn  pve.ct.101.rule: CT 101 \"sglang\": \"lxc.cgroup2.devices.allow: /dev/nvidia3\" is not applied: LXC refuses it: a path needs its access after it (\"/dev/nvidia0 rwm\"; device_cgroup_rule_parse_devpath), so the container does not start" &&
+	has l4 "      fix: lxc.cgroup2.devices.allow: /dev/nvidia3 rwm in /etc/pve/lxc/101.conf" &&
+	has l4 "warn  pve.ct.101.rule: CT 101 \"sglang\": \"lxc.cgroup2.devices.allow: c  195:255 rwm\" is not applied: LXC refuses it: not \"a\" or \"TYPE MAJOR:MINOR ACCESS\" with single spaces (device_cgroup_rule_parse), so the container does not start" &&
+	grep -q '^warn  gpu.0000:61:00.0.owner: .*does not allow c 195:3' "$tmp/l4.out"
+tap $? "LXC keys: a path without its access and a rule with two spaces are refused by LXC (the container does not start): each said, with its fix"
+
+# A stopped VM's GPUs (item 4): VM 200 stopped, its four GPUs on nvidia
+# (qemu-server binds them to vfio-pci at start: pve-common SysFSTools.pm).
+# Never proposed for a link (link add, link auto, a fault's fix); the fix
+# for each is per device (driver_override), never vfio-pci ids=.
+pve "$tmp/vs"
+for a in $node1; do
+	g=$(readlink -f "$tmp/vs/sys/bus/pci/devices/$a")
+	rm "$g/driver"
+	ln -s ../../../../bus/pci/drivers/nvidia "$g/driver"
+done
+printf '%s\n' "[   12.000000] nvidia 0000:a1:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000f address=0xe6000040 flags=0x0020]" >"$tmp/vs.dmesg"
+run vs 0 --root "$tmp/vs" --dmesg "$tmp/vs.dmesg"
+has vs "warn  gpu.0000:81:00.0.owner: 0000:81:00.0 belongs to VM 200 \"snp-vm\" (SEV-SNP; hostpci0) but is bound to nvidia, not vfio-pci: the host uses a GPU its VM takes when it starts" &&
+	has vs "      fix: with nothing on the host using it: echo vfio-pci > /sys/bus/pci/devices/0000:81:00.0/driver_override; echo 0000:81:00.0 > /sys/bus/pci/devices/0000:81:00.0/driver/unbind; echo 0000:81:00.0 > /sys/bus/pci/drivers_probe (this device only, as qemu-server does when VM 200 starts; never vfio-pci ids=, which takes every GPU of its ID); or remove hostpci0 from VM 200" &&
+	[ "$(grep -c '^warn  gpu\..*\.owner: .* belongs to VM 200 .* but is bound to nvidia' "$tmp/vs.out")" = 4 ] &&
+	grep -q '^warn  log.0000:a1:00.0>0000:c1:00.0: ' "$tmp/vs.out" &&
+	! grep -q 'link auto\|link add .*0000:\(81\|a1\|c1\|e1\)\|link\.[^ ]*0000:\(81\|a1\|c1\|e1\)\|vfio-pci ids= in' "$tmp/vs.out"
+tap $? "a stopped VM's GPUs on nvidia: never a link (no link check, link add or link auto for them, not for a fault either); per-device driver_override as the fix"
+g=$(readlink -f "$tmp/vs/sys/bus/pci/devices/0000:81:00.0")
+put "$g/numa_node" 0
+rm -r "$tmp/vs/sys/kernel/p2pmap/links/0000:01:00.0-0000:21:00.0"
+run vs2 0 --root "$tmp/vs"
+has vs2 "      fix: p2pmap link add 0000:01:00.0 0000:21:00.0" && ! grep -q 'link auto' "$tmp/vs2.out"
+tap $? "a stopped VM's GPU on NUMA node 0: a missing node-0 direction's fix is link add alone (link auto --numa 0 would link the VM's GPU)"
 P2PMAP_NVIDIA_SMI=$tmp/pve/nvidia-smi run json-pve 0 --root "$tmp/pve" --json &&
 	python3 - "$tmp/json-pve.out" <<'PY'
 import json, sys

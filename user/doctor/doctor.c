@@ -31,6 +31,7 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	check_iommu(h);
 	check_cc(h);
 	find_gpus(h);
+	find_vm_gpus(h);
 	check_gpus(h);
 	check_bars(h);
 	check_paths(h);

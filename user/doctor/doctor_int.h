@@ -37,6 +37,7 @@ struct gpu {
 	int rebar_state;		/* REBAR_* */
 	size_t nrebar;
 	struct rebar rebar[REBAR_BARS];
+	unsigned int vm;		/* the Proxmox VM passing it through, 0 */
 };
 
 enum {
@@ -82,7 +83,8 @@ void blocking(struct doctor_check *c);
 void size_text(unsigned long long bytes, char *buf, size_t len);
 /* The GPU's default domain translates (DMA, DMA-FQ). */
 bool translated(const struct gpu *g);
-/* Translated and bound to the server's driver: its P2P needs p2pmap. */
+/* Translated, bound to the server's driver and no VM's: its P2P needs
+ * p2pmap. */
 bool needs_links(const struct host *h, const struct gpu *g);
 
 /* The checks, in the order of the chain (doctor_run()). */
@@ -125,6 +127,8 @@ void check_env(struct host *h, const struct doctor_env_source *src);
 void check_caches(struct host *h);
 /* doctor_proxmox.c: each GPU's guest on a Proxmox VE node, their links */
 void check_proxmox(struct host *h);
+/* doctor_proxmox.c: each GPU a Proxmox VM passes through (gpu->vm) */
+void find_vm_gpus(struct host *h);
 /* doctor_container.c: in a container, instead of the host-only checks */
 void host_only(struct host *h);
 void check_container(struct host *h);

@@ -176,9 +176,11 @@ void check_log(struct host *h, const char *path)
 			hits_text(&h->gpus[b], p, where, sizeof(where));
 			snprintf(name, sizeof(name), "log.%s>%s",
 				 h->gpus[a].addr, h->gpus[b].addr);
+			/* A Proxmox VM's GPU is never linked. */
 			snprintf(fix, sizeof(fix), "p2pmap link add %s %s",
 				 h->gpus[a].addr, h->gpus[b].addr);
-			add(h, name, DOCTOR_WARN, fix,
+			add(h, name, DOCTOR_WARN,
+			    h->gpus[a].vm || h->gpus[b].vm ? NULL : fix,
 			    "%u IOMMU fault line(s) in %s: %s's DMA to %s's %s was not mapped (before p2pmap, or with the link down)",
 			    p->lines, path, h->gpus[a].addr,
 			    h->gpus[b].addr, where);

@@ -17,6 +17,25 @@
 #define P2PMAP_VERSION "VERSION"
 #endif
 
+/*
+ * "link auto --numa N" links every GPU of node N on the server's driver:
+ * not offered where one is a Proxmox VM's (on nvidia while its VM is
+ * stopped), which must never be linked.
+ */
+static void auto_fix(const struct host *h, const struct gpu *a,
+		     const struct gpu *b, char *fix, size_t len)
+{
+	size_t i;
+
+	snprintf(fix, len, "p2pmap link add %s %s", a->addr, b->addr);
+	for (i = 0; i < h->ngpus; i++)
+		if (h->gpus[i].vm && h->gpus[i].numa == a->numa &&
+		    !strcmp(h->gpus[i].driver, h->want->driver))
+			return;
+	snprintf(fix + strlen(fix), len - strlen(fix),
+		 " (or p2pmap link auto --numa %d)", a->numa);
+}
+
 void check_p2pmap(struct host *h)
 {
 	char v[64], name[64], fix[160];
@@ -65,8 +84,7 @@ void check_p2pmap(struct host *h)
 			snprintf(name, sizeof(name), "link.%s>%s", a->addr,
 				 b->addr);
 			if (!l.exists) {
-				snprintf(fix, sizeof(fix), "p2pmap link add %s %s (or p2pmap link auto --numa %d)",
-					 a->addr, b->addr, a->numa);
+				auto_fix(h, a, b, fix, sizeof(fix));
 				add(h, name, DOCTOR_WARN, fix,
 				    "no link %s -> %s (same NUMA node %d): P2P in this direction works only if the driver maps it",
 				    a->addr, b->addr, a->numa);

@@ -11,9 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor_int.h"
+#include "doctor_pve.h"
 #include "link_sysfs.h"
-#include "pve.h"
 
 /* /dev/nvidiaN -> PCI address, from NVIDIA's procfs (minors follow probe
  * order, not bus order). */
@@ -103,11 +102,29 @@ static const struct pve_guest *vm_of(const struct pve_host *p,
 	return NULL;
 }
 
+/*
+ * The fix for VM @vm's GPU left on the host's driver: this device only.
+ * qemu-server binds each hostpci device to vfio-pci when the VM starts
+ * (pve-common src/PVE/SysFSTools.pm, pci_dev_bind_to_vfio(): unbind from
+ * its driver, bind to vfio-pci), so a stopped VM's GPU sits on nvidia
+ * after boot.  vfio-pci ids= would take every GPU of that vendor:device,
+ * a container's as well; driver_override names one.
+ */
+static void vm_gpu_fix(const struct gpu *gpu, const struct pve_guest *vm,
+		       const char *via, char *fix, size_t len)
+{
+	snprintf(fix, len,
+		 "with nothing on the host using it: echo vfio-pci > /sys/bus/pci/devices/%s/driver_override; echo %s > /sys/bus/pci/devices/%s/driver/unbind; echo %s > /sys/bus/pci/drivers_probe (this device only, as qemu-server does when VM %u starts; never vfio-pci ids=, which takes every GPU of its ID); or remove %s from VM %u",
+		 gpu->addr, gpu->addr, gpu->addr, gpu->addr, vm->id, via,
+		 vm->id);
+}
+
 /* The GPU's owners, judged: one check per GPU. */
 static void gpu_owner(struct host *h, const struct pve_host *p,
-		      const struct nv_minors *m, const struct gpu *gpu)
+		      const struct nv_minors *m, const struct nv_majors *maj,
+		      const struct gpu *gpu)
 {
-	char name[48], text[160], all[320] = "", via[48], fix[256];
+	char name[48], text[160], all[320] = "", via[48], fix[512];
 	const struct pve_guest *vm = NULL, *ct = NULL;
 	const char *vmvia = NULL;
 	int owners = 0, ctminor = -1;
@@ -149,16 +166,15 @@ static void gpu_owner(struct host *h, const struct pve_host *p,
 		    "%s is named by %s: one device, two guests", gpu->addr,
 		    all);
 	} else if (vm && strcmp(gpu->driver, "vfio-pci")) {
-		snprintf(fix, sizeof(fix),
-			 "bind %s to vfio-pci before the host's driver takes it (vfio-pci ids= in /etc/modprobe.d), or remove %s from VM %u",
-			 gpu->addr, vmvia, vm->id);
+		vm_gpu_fix(gpu, vm, vmvia, fix, sizeof(fix));
 		add(h, name, DOCTOR_WARN, fix,
 		    "%s belongs to %s but is bound to %s, not vfio-pci: the host uses a GPU its VM takes when it starts",
 		    gpu->addr, all, gpu->driver[0] ? gpu->driver : "no driver");
-	} else if (ct && !ct->nv_allow_all && !ct->nv_allow[ctminor]) {
+	} else if (ct && !ct_allows(h, maj, ct, maj->gpu, ctminor)) {
+		/* c 195:* and not c 195:N: nvidiactl (195:255) too. */
 		snprintf(fix, sizeof(fix),
-			 "lxc.cgroup2.devices.allow: c 195:%d rwm in /etc/pve/lxc/%u.conf (or pass it as devN: /dev/nvidia%d)",
-			 ctminor, ct->id, ctminor);
+			 "%s: c %d:* rwm in /etc/pve/lxc/%u.conf (its GPUs and /dev/nvidiactl, %d:255; or pass it as devN: /dev/nvidia%d)",
+			 ct_allow_key(p), maj->gpu, ct->id, maj->gpu, ctminor);
 		add(h, name, DOCTOR_WARN, fix,
 		    "%s is passed to %s, but the container's cgroup does not allow c 195:%d: CUDA there cannot open it",
 		    gpu->addr, all, ctminor);
@@ -281,10 +297,31 @@ static void ct_links(struct host *h, const struct pve_host *p,
 	}
 }
 
+/*
+ * Marks each GPU a VM of this node passes through (gpu->vm), before any
+ * check proposes links: a VM's GPU is never a peer, even while the VM is
+ * stopped and its GPU sits on nvidia.
+ */
+void find_vm_gpus(struct host *h)
+{
+	static struct pve_host p;
+	const char *via;
+	const struct pve_guest *vm;
+	size_t i;
+
+	if (pve_read(h->root, &p) != PVE_READ)
+		return;
+	for (i = 0; i < h->ngpus; i++) {
+		vm = vm_of(&p, h->gpus[i].addr, &via);
+		h->gpus[i].vm = vm ? vm->id : 0;
+	}
+}
+
 void check_proxmox(struct host *h)
 {
 	static struct pve_host p;
 	static struct nv_minors m;
+	struct nv_majors maj;
 	size_t i;
 
 	switch (pve_read(h->root, &p)) {
@@ -298,6 +335,7 @@ void check_proxmox(struct host *h)
 		break;
 	}
 	nv_minors_read(h, &m);
+	nv_majors_read(h, &maj);
 	add(h, "proxmox", DOCTOR_OK, NULL,
 	    "Proxmox VE node %s: %zu VM(s) and %zu container(s) in /etc/pve (their current configuration, not snapshots or pending changes)",
 	    p.node, p.vms, p.cts);
@@ -318,7 +356,10 @@ void check_proxmox(struct host *h)
 		}
 	}
 	for (i = 0; i < h->ngpus; i++)
-		gpu_owner(h, &p, &m, &h->gpus[i]);
+		gpu_owner(h, &p, &m, &maj, &h->gpus[i]);
+	for (i = 0; i < p.n; i++)
+		if (!p.g[i].vm && p.g[i].nnv)
+			check_ct_nodes(h, &p, &maj, &p.g[i]);
 	if (h->loaded) {
 		vm_links(h, &p);
 		ct_links(h, &p, &m);

@@ -93,8 +93,12 @@ void size_text(unsigned long long bytes, char *buf, size_t len)
 }
 
 
-/* Translated GPUs bound to the server's driver: their P2P needs p2pmap. */
+/*
+ * Translated GPUs bound to the server's driver: their P2P needs p2pmap.
+ * Not a Proxmox VM's GPU, even on nvidia while its VM is stopped: the VM
+ * takes it at its start (doctor_proxmox.c).
+ */
 bool needs_links(const struct host *h, const struct gpu *g)
 {
-	return translated(g) && !strcmp(g->driver, h->want->driver);
+	return translated(g) && !strcmp(g->driver, h->want->driver) && !g->vm;
 }

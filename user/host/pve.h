@@ -21,6 +21,9 @@
 #define PVE_MAX_PCI	32		/* devices per VM (16 hostpciN, lists) */
 #define PVE_MAX_NV	32		/* /dev/nvidiaN per container */
 #define PVE_NV_MINORS	248		/* NVIDIA's GPU minors: 0..247 */
+#define PVE_MAX_RULES	32		/* device rules per container */
+#define PVE_MAX_NODES	32		/* device nodes given per container */
+#define PVE_MAX_BAD	8		/* rules LXC does not apply */
 
 /* A device a VM passes through: "DDDD:BB:DD.F", or "DDDD:BB:DD" (all its
  * functions), with where it was named ("hostpci0", "hostpci1 mapping gpus"). */
@@ -36,6 +39,42 @@ struct pve_nv {
 	char via[24];
 };
 
+/*
+ * A device rule a container's cgroup applies, as LXC 6.0 parses it
+ * (pve_devices.c): "a", "TYPE MAJOR:MINOR ACCESS", or the path form
+ * "/dev/X ACCESS", which LXC turns into the node's type, major and minor
+ * by stat() when the container starts; a devN line is one too (Proxmox
+ * writes its rule).  A path is resolved by whoever matches the rule.
+ */
+struct pve_rule {
+	char type;			/* 'a' every device, 'b', 'c' */
+	int major, minor;		/* -1: any ('*') */
+	bool rw;			/* r and w: what CUDA's open() needs */
+	char path[48];			/* the path form, else "" */
+	char via[32];			/* "dev0", "lxc.cgroup2.devices.allow" */
+};
+
+/* A device line LXC does not apply, and why. */
+struct pve_bad_rule {
+	char key[32];			/* "lxc.cgroup.devices.allow" */
+	char val[80];			/* "c 195:* rwm" */
+	const char *why;
+	bool refused;			/* LXC refuses it: the container does not start */
+};
+
+/* A host device node given to a container (devN, lxc.mount.entry's source). */
+struct pve_node {
+	char path[48];
+	char via[24];
+};
+
+/* Which cgroup keys LXC applies: lxc.cgroup2.* on a pure cgroup2 host,
+ * lxc.cgroup.* on a legacy or hybrid one (pve_devices.c). */
+enum pve_cgroup {
+	PVE_CG_UNIFIED,
+	PVE_CG_LEGACY,
+};
+
 struct pve_guest {
 	bool vm;			/* a VM, else a container */
 	unsigned int id;
@@ -45,8 +84,12 @@ struct pve_guest {
 	struct pve_pci pci[PVE_MAX_PCI];
 	size_t nnv;
 	struct pve_nv nv[PVE_MAX_NV];
-	bool nv_allow_all;		/* c 195:* (or a) allowed */
-	bool nv_allow[PVE_NV_MINORS];	/* c 195:N allowed, or devN */
+	size_t nrules;
+	struct pve_rule rule[PVE_MAX_RULES];
+	size_t nnodes;
+	struct pve_node node[PVE_MAX_NODES];
+	size_t nbad;
+	struct pve_bad_rule bad[PVE_MAX_BAD];
 	size_t unresolved;		/* mappings not found for this node */
 };
 
@@ -58,6 +101,8 @@ enum pve_state {
 
 struct pve_host {
 	char node[64];
+	enum pve_cgroup cgroup;
+	bool cgroup_known;		/* else cgroup2 assumed (Proxmox VE 7+) */
 	size_t n;
 	struct pve_guest g[PVE_MAX_GUESTS];
 	size_t vms, cts;
@@ -65,6 +110,23 @@ struct pve_host {
 
 /* Reads ROOT/etc/pve (@root "" for this machine). */
 enum pve_state pve_read(const char *root, struct pve_host *p);
+
+/* The host's cgroup layout under @root; @known false when neither is seen. */
+enum pve_cgroup pve_cgroup_layout(const char *root, bool *known);
+
+/*
+ * A container's lxc.cgroup2.devices.allow or lxc.cgroup.devices.allow
+ * line: a rule of @g when LXC applies it on a @cg host, else a bad rule
+ * saying why.  False when @key is neither.
+ */
+bool pve_ct_rule(struct pve_guest *g, enum pve_cgroup cg, const char *key,
+		 const char *val);
+
+/* A devN line's node: given to @g and allowed (read-only with deny-write). */
+void pve_ct_dev(struct pve_guest *g, const char *key, const char *val);
+
+/* A host node given to @g (an lxc.mount.entry's source). */
+void pve_ct_node(struct pve_guest *g, const char *path, const char *via);
 
 /* A hostpci id ("DDDD:BB:DD" for every function) names PCI address @addr. */
 bool pve_pci_names(const char *id, const char *addr);

@@ -15,8 +15,6 @@
 
 #include "pve.h"
 
-#define NV_MAJOR	195		/* NVIDIA's character devices */
-
 /* The node pmxcfs serves: /etc/pve/local -> "nodes/NAME" exists only
  * while it is mounted (pve-cluster's check_cfs_is_mounted). */
 static bool node_name(const char *root, char *buf, size_t len)
@@ -117,52 +115,31 @@ static void add_nv(struct pve_guest *g, int minor, const char *via)
 	g->nnv++;
 }
 
-/* "c 195:* rwm", "c 195:0 rwm", "a": what the cgroup lets it open. */
-static void cgroup_allow(struct pve_guest *g, const char *val)
-{
-	char type, maj[16], min[16];
-	int minor;
-
-	if (!strcmp(val, "a")) {
-		g->nv_allow_all = true;
-		return;
-	}
-	if (sscanf(val, "%c %15[0-9*]:%15[0-9*]", &type, maj, min) != 3 ||
-	    (type != 'c' && type != 'a') ||
-	    (strcmp(maj, "*") && atoi(maj) != NV_MAJOR))
-		return;
-	if (!strcmp(min, "*"))
-		g->nv_allow_all = true;
-	else if ((minor = atoi(min)) < PVE_NV_MINORS)
-		g->nv_allow[minor] = true;
-}
-
-static void read_ct(char *key, char *val, struct pve_guest *g)
+static void read_ct(char *key, char *val, enum pve_cgroup cg,
+		    struct pve_guest *g)
 {
 	char v[512];
-	int m;
 
 	if (!strcmp(key, "hostname")) {
 		snprintf(g->name, sizeof(g->name), "%.63s", val);
 	} else if (key_index(key, "dev", 256) >= 0) {
-		/* Proxmox allows a devN itself. */
-		if (pve_prop(val, "path", true, v, sizeof(v)) &&
-		    (m = nv_minor(v)) >= 0) {
-			add_nv(g, m, key);
-			g->nv_allow[m] = true;
-		}
+		/* Proxmox allows a devN itself (pve_devices.c). */
+		if (pve_prop(val, "path", true, v, sizeof(v)))
+			add_nv(g, nv_minor(v), key);
+		pve_ct_dev(g, key, val);
 	} else if (!strcmp(key, "lxc.mount.entry")) {
 		/* "SRC DST TYPE OPTIONS": SRC is the host's */
-		if (sscanf(val, "%511s", v) == 1)
+		if (sscanf(val, "%511s", v) == 1) {
 			add_nv(g, nv_minor(v), key);
-	} else if (!strcmp(key, "lxc.cgroup2.devices.allow") ||
-		   !strcmp(key, "lxc.cgroup.devices.allow")) {
-		cgroup_allow(g, val);
+			pve_ct_node(g, v, key);
+		}
+	} else {
+		pve_ct_rule(g, cg, key, val);
 	}
 }
 
-static void read_guest(const char *root, const char *node, const char *path,
-		       struct pve_guest *g)
+static void read_guest(const char *root, const struct pve_host *p,
+		       const char *path, struct pve_guest *g)
 {
 	char line[2048], *key, *val;
 	FILE *f = fopen(path, "r");
@@ -177,9 +154,9 @@ static void read_guest(const char *root, const char *node, const char *path,
 		if (!r)
 			continue;
 		if (g->vm)
-			read_vm(root, node, key, val, g);
+			read_vm(root, p->node, key, val, g);
 		else
-			read_ct(key, val, g);
+			read_ct(key, val, p->cgroup, g);
 	}
 	fclose(f);
 }
@@ -220,7 +197,7 @@ static void read_dir(const char *root, const char *node, const char *dir,
 			 id);
 		snprintf(path, sizeof(path), "%s/etc/pve/nodes/%s/%s/%s", root,
 			 node, dir, e->d_name);
-		read_guest(root, node, path, g);
+		read_guest(root, p, path, g);
 		if (vm)
 			p->vms++;
 		else
@@ -239,6 +216,7 @@ enum pve_state pve_read(const char *root, struct pve_host *p)
 		return PVE_ABSENT;
 	if (!node_name(root, p->node, sizeof(p->node)))
 		return PVE_UNMOUNTED;
+	p->cgroup = pve_cgroup_layout(root, &p->cgroup_known);
 	read_dir(root, p->node, "lxc", false, p);
 	read_dir(root, p->node, "qemu-server", true, p);
 	qsort(p->g, p->n, sizeof(p->g[0]), by_id);
