@@ -16,8 +16,15 @@
 
 #include "doctor_pve.h"
 
-#define NV_MAJOR		195	/* NVIDIA's fixed major (nv.h: NV_MAJOR_DEVICE_NUMBER) */
-#define NV_CTL_MINOR		255	/* /dev/nvidiactl (NV_CONTROL_DEVICE_MINOR) */
+/*
+ * NVIDIA's numbers (open-gpu-kernel-modules): the fixed major
+ * (nv-chardev-numbers.h: NV_MAJOR_DEVICE_NUMBER), the control device
+ * (nv-linux.h: NV_CONTROL_DEVICE_MINOR), nvidia-uvm's two minors on its
+ * dynamic major (nvidia-uvm/uvm_common.h: NVIDIA_UVM_PRIMARY_MINOR_NUMBER,
+ * NVIDIA_UVM_TOOLS_MINOR_NUMBER).
+ */
+#define NV_MAJOR		195
+#define NV_CTL_MINOR		255	/* /dev/nvidiactl */
 #define NV_MODESET_MINOR	254	/* /dev/nvidia-modeset */
 #define UVM_MINOR		0	/* /dev/nvidia-uvm */
 #define UVM_TOOLS_MINOR		1	/* /dev/nvidia-uvm-tools */
