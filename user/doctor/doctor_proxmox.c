@@ -3,7 +3,8 @@
  * doctor on a Proxmox VE node: whose each GPU is (a VM's hostpciN, a
  * container's /dev/nvidiaN, the host's), read from /etc/pve (host/pve.h),
  * and what that asks of p2pmap: a VM's GPU on vfio-pci and in no link, a
- * container's GPUs linked both ways among themselves.
+ * container's GPUs linked both ways among themselves.  A container's
+ * other device nodes and rules: doctor_pve_ct.c.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -176,8 +177,8 @@ static void gpu_owner(struct host *h, const struct pve_host *p,
 			 "%s: c %d:* rwm in /etc/pve/lxc/%u.conf (its GPUs and /dev/nvidiactl, %d:255; or pass it as devN: /dev/nvidia%d)",
 			 ct_allow_key(p), maj->gpu, ct->id, maj->gpu, ctminor);
 		add(h, name, DOCTOR_WARN, fix,
-		    "%s is passed to %s, but the container's cgroup does not allow c 195:%d: CUDA there cannot open it",
-		    gpu->addr, all, ctminor);
+		    "%s is passed to %s, but the container's cgroup does not allow c %d:%d: CUDA there cannot open it",
+		    gpu->addr, all, maj->gpu, ctminor);
 	} else {
 		add(h, name, DOCTOR_OK, NULL, "%s belongs to %s%s", gpu->addr,
 		    all, vm ? ", bound to vfio-pci" : "");

@@ -202,8 +202,10 @@ static void ct_bad_rules(struct host *h, const struct pve_host *p,
 			snprintf(fix, sizeof(fix), "write it as LXC reads it: %s: c MAJOR:MINOR rwm (MINOR or MAJOR may be *)",
 				 b->key);
 		add(h, name, DOCTOR_WARN, fix,
-		    "CT %u \"%s\": \"%s: %s\" is not applied: %s", g->id,
-		    g->name, b->key, b->val, b->why);
+		    "CT %u \"%s\": \"%s: %s\" is not applied: %s%s", g->id,
+		    g->name, b->key, b->val, b->why,
+		    b->refused || p->cgroup_known ? "" :
+		    " (cgroup2 assumed: neither /sys/fs/cgroup/cgroup.controllers nor /sys/fs/cgroup/devices seen)");
 	}
 }
 

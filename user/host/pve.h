@@ -3,8 +3,9 @@
  * A Proxmox VE node's guests, read-only from /etc/pve (pmxcfs): which PCI
  * devices each VM passes through (hostpciN, directly or through a PCI
  * mapping of /etc/pve/mapping/pci.cfg), whether it runs under SEV-SNP
- * (amd-sev), and which /dev/nvidiaN each container is given (devN,
- * lxc.mount.entry) and allowed (lxc.cgroup2.devices.allow).  Only the
+ * (amd-sev), and which /dev/nvidiaN and other nodes each container is
+ * given (devN, lxc.mount.entry) and the device rules LXC applies for it
+ * (pve_devices.c).  Only the
  * current configuration counts: the lines before the first [section]
  * (snapshots and pending changes are not what runs).  The formats follow
  * Proxmox's parsers: qemu-server's parse_vm_config and parse_hostpci,
