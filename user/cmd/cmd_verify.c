@@ -359,7 +359,7 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 		if (st != ISOLATE_OK)
 			memset(&r[i].bw, 0, sizeof(r[i].bw));
 		r[i].has_bw = true;
-		if (!r[i].bw.measured || verify_bw_looks_staged(&r[i].bw))
+		if (!r[i].bw.measured || verify_bw_staged(&r[i].bw))
 			ret = EXIT_FAILED;
 		if (!o->json && !header++)
 			bw_figures_header(stdout);

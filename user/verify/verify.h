@@ -116,6 +116,10 @@ struct verify_bw {
 	double staged_gbps;		/* without: CUDA stages the copy */
 	double latency_us;		/* a 4-byte copy, with peer access */
 	double staged_latency_us;	/* the same without */
+	double issue_us;		/* the host's time to issue one */
+	double staged_issue_us;		/* the same without */
+	bool ungated;			/* the host outlasted every gate */
+	bool no_peer;			/* peer access not possible */
 	bool has_bidir;
 	double bidir_gbps;		/* both GPUs copying to each other */
 	struct pcie_link link[2];	/* from's and to's, while copying */
