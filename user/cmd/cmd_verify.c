@@ -332,7 +332,8 @@ static bool copy_works(const struct verify_result *r)
 /*
  * --bandwidth, after every verdict is in: only directions that work are
  * timed (a broken one could fault or hang again); both at once for the
- * first of two directions that both work.  Exit 1 when one looks staged.
+ * first of two directions that both work.  Exit 1 when one is staged
+ * through host memory (a slow direct one is not: its P2P works).
  */
 static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 			 size_t n)
