@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda.h"
 
@@ -17,6 +18,69 @@ static void check(int ok, const char *what, CUresult got)
 {
 	printf("%sok %d - %s (got %d)\n", ok ? "" : "not ", ++n, what, got);
 	failed += !ok;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* The GPU time of 100 4-byte copies 0 -> 1 on @s, in us. */
+static double hundred_copies(const struct cuda_api *api, CUstream s,
+			     CUcontext c0, CUdeviceptr a, CUcontext c1,
+			     CUdeviceptr b)
+{
+	CUevent e0, e1;
+	float ms = 0;
+	int i;
+
+	api->EventCreate(&e0, 0);
+	api->EventCreate(&e1, 0);
+	api->EventRecord(e0, s);
+	for (i = 0; i < 100; i++)
+		api->MemcpyPeerAsync(b, c1, a, c0, 4, s);
+	api->EventRecord(e1, s);
+	api->StreamSynchronize(s);
+	api->EventElapsedTime(&ms, e0, e1);
+	return ms * 1000.0;
+}
+
+/*
+ * The host clock (stub.c, "Time"): issued one by one, copies wait on the
+ * host's 1.8 us a call; queued behind p2pmap_spin they run back to back
+ * (0.4 us each), and a synchronize waits for the gate.
+ */
+static void clock_checks(const struct cuda_api *api, CUcontext c0)
+{
+	unsigned long long ns = 2000000;
+	void *params[] = { &ns };
+	CUcontext c1;
+	CUdeviceptr a, b;
+	CUstream s;
+	CUmodule mod;
+	CUfunction spin;
+	double us, t;
+
+	api->DevicePrimaryCtxRetain(&c1, 1);
+	api->CtxSetCurrent(c1);
+	api->MemAlloc(&b, 4096);
+	api->CtxSetCurrent(c0);
+	api->MemAlloc(&a, 4096);
+	api->CtxEnablePeerAccess(c1, 0);
+	api->StreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	us = hundred_copies(api, s, c0, a, c1, b);
+	check(us >= 180, "100 copies issued one by one: the GPU waits on the host, 1.8 us a call", (int)us);
+	api->ModuleLoadData(&mod, ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry p2pmap_spin(\n)\n{\n}\n");
+	api->ModuleGetFunction(&spin, mod, "p2pmap_spin");
+	t = now_us();
+	api->LaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, s, params, NULL);
+	us = hundred_copies(api, s, c0, a, c1, b);
+	check(us > 39.9 && us < 40.1, "... queued behind p2pmap_spin: back to back, 0.4 us each", (int)us);
+	us = now_us() - t;
+	check(us >= 2000, "... and the synchronize waited for the 2 ms gate", (int)us);
 }
 
 int main(void)
@@ -64,6 +128,7 @@ int main(void)
 	check(!r && api.MemExportToShareableHandle(&fd, h,
 			CU_MEM_HANDLE_TYPE_POSIX_FD_, 0) == 801,
 	      "cuMemExportToShareableHandle: a handle type not asked for at creation, 801", r);
+	clock_checks(&api, ctx);
 	/* Mapped, but no cuMemSetAccess: a kernel there is an illegal address. */
 	api.MemAddressReserve(&va, gran, 0, 0, 0);
 	api.MemMap(va, gran, 0, h, 0);

@@ -28,6 +28,8 @@
  *	  narrow   the copy is direct at a quarter of the direct rate (a
  *	           link trained at half its speed and half its width)
  *	  init=N   cuInit returns N (100: NO_DEVICE)
+ *	  numa=N,N,...  each GPU's NUMA node, in list order (default all 0):
+ *	           direct copies between nodes run at the cross-socket rate
  *	A rule may name a path after the operation, "A->B[:w|:r]@PATH":
  *	ce (cuMemcpyPeerAsync), sm (a kernel through a pointer into memory
  *	of B that cuMemAlloc gave), ipc (memory opened with
@@ -53,8 +55,8 @@
  * granularity (2 MiB), exports a file descriptor only when the handle type
  * was asked for at creation, and a mapping is usable by a device only
  * after cuMemSetAccess for it; cuModuleLoadData takes PTX text (218
- * INVALID_PTX otherwise) and cuLaunchKernel runs the one kernel it knows,
- * p2pmap_copy_u32(dst, src, n): a kernel that touches memory its device
+ * INVALID_PTX otherwise) and cuLaunchKernel runs the two kernels it knows,
+ * p2pmap_spin(ns) (Time, below) and p2pmap_copy_u32(dst, src, n): a kernel that touches memory its device
  * may not reach (no peer access, no cuMemSetAccess, no mapping) fails
  * with 700, sticky, as an illegal address does.
  *
@@ -65,13 +67,21 @@
  * succeeds, staged through the host, with correct data (counted in
  * "staged"), so only the caller's own bookkeeping can tell.
  *
- * Time: each stream has a clock that its copies advance, a direct peer
- * copy by 0.4 us + SIZE at 55 GB/s (PCIe Gen5 x16 between RTX PRO 6000
- * Blackwell GPUs), a staged one by 14 us + SIZE at 8 GB/s
- * (host copies are free); cuEventRecord takes the stream's clock and
- * cuEventElapsedTime the difference, in ms, as the driver reports it.
- * Two streams run at once: a pair of opposite copies on two GPUs' streams
- * takes the time of one.
+ * Time, as p2pBandwidthLatencyTest sees it on real hosts (each figure's
+ * source beside its constant below): the host clock is this process's
+ * CLOCK_MONOTONIC, and every driver call costs HOST_CALL_US of it (the
+ * stub spins that long).  Each stream has a clock too: an operation on it
+ * starts when the stream is free and not before it was issued, so a GPU
+ * left idle waits on the host between calls, as a real one does.  A
+ * direct peer copy takes DIRECT_US + SIZE at DIRECT_BPUS (XNODE_BPUS
+ * between GPUs of different NUMA nodes, rule numa=N,N,...: each GPU's
+ * node, in list order), a staged one STAGED_US + SIZE at STAGED_BPUS.
+ * The kernel p2pmap_spin(ns) holds its stream for ns nanoseconds (a gate,
+ * as the sample's delay() kernel).  cuEventRecord takes the stream's
+ * clock and cuEventElapsedTime the difference, in ms, as the driver
+ * reports it; a synchronize waits, in real time, until its stream's clock
+ * is reached (the host brought up to date).  Two streams run at once: a
+ * pair of opposite copies on two GPUs' streams takes the time of one.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -83,6 +93,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -98,10 +109,24 @@ typedef unsigned long long CUdeviceptr;
 #define MAX_PEERS	8		/* without NVSwitch */
 #define MAX_EVENTS	64
 
-/* The stub's copy engines: bytes per us and a fixed cost per copy. */
+/*
+ * The published figures the stub runs at.  A driver call: 1.8 us of host
+ * time, p2pBandwidthLatencyTest's CPU latency matrix with P2P enabled
+ * (1.76-2.16 us a cudaMemcpyPeerAsync, github.com/NVIDIA/cuda-samples
+ * issue 230).  A direct copy: 55 GB/s within a NUMA node, 39 GB/s across
+ * sockets (dual EPYC 9374F, RTX PRO 6000, Gen5 x16: ~54 and ~39 GB/s,
+ * github.com/voipmonitor/rtx6kpro hardware/pcie-bandwidth.md), 0.4 us a
+ * small copy (0.36-0.45 us there).  A staged copy (no peer access):
+ * 38 GB/s (P2P=Disabled 36.3-38.1 GB/s on a Gen5 HGX H100 host,
+ * github.com/NVIDIA/nccl issue 1264) and 14 us a small copy (about 14 us
+ * on the rtx6kpro page; P2P=Disabled GPU latency 11-20 us in cuda-samples
+ * issue 230 and nccl issue 1127).  Bytes per us.
+ */
+#define HOST_CALL_US	1.8
 #define DIRECT_BPUS	55000.0
+#define XNODE_BPUS	39000.0
 #define DIRECT_US	0.4
-#define STAGED_BPUS	8000.0
+#define STAGED_BPUS	38000.0
 #define STAGED_US	14.0
 
 struct CUctx_st {
@@ -151,6 +176,7 @@ struct alloc {
 #define GRANULARITY	(2UL << 20)
 #define IPC_MAGIC	0x70327069u	/* "p2pi" */
 #define KERNEL_NAME	"p2pmap_copy_u32"
+#define SPIN_NAME	"p2pmap_spin"
 
 /* A cuMem allocation handle: its memory, a memfd. */
 struct mem_handle {
@@ -162,11 +188,13 @@ struct mem_handle {
 struct CUmod_st {
 	int used;
 	int has_kernel;			/* an .entry p2pmap_copy_u32 */
+	int has_spin;			/* an .entry p2pmap_spin */
 };
 typedef struct CUmod_st *CUmodule;
 
 struct CUfunc_st {
 	CUmodule mod;
+	int spin;			/* p2pmap_spin, else the copy */
 };
 typedef struct CUfunc_st *CUfunction;
 
@@ -204,6 +232,7 @@ static struct {
 	int parsed, ndevs, initialized, init_result, sticky;
 	char busid[MAX_DEVS][32];
 	int nvis, vis[MAX_DEVS];	/* ordinal -> physical */
+	int node[MAX_DEVS];		/* NUMA node, rule numa= */
 	int nrules[R_NR];
 	struct rule rules[R_NR][MAX_RULES];
 	struct CUctx_st ctx[MAX_DEVS];
@@ -212,7 +241,7 @@ static struct {
 	struct alloc allocs[MAX_ALLOCS];
 	struct mem_handle handles[MAX_HANDLES];
 	struct CUmod_st modules[MAX_MODULES];
-	struct CUfunc_st funcs[MAX_MODULES];
+	struct CUfunc_st funcs[2 * MAX_MODULES];	/* copy, spin */
 	unsigned long peer_copies, staged, kernels;
 } st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -230,6 +259,14 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 
 	if (klen == 4 && !strncmp(key, "init", 4)) {
 		st.init_result = atoi(val);
+		return;
+	}
+	if (klen == 4 && !strncmp(key, "numa", 4)) {
+		for (a = 0; a < MAX_DEVS && *val; a++) {
+			st.node[a] = atoi(val);
+			val += strcspn(val, ",");
+			val += *val == ',';
+		}
 		return;
 	}
 	for (r = 0; r < R_NR; r++)
@@ -386,10 +423,52 @@ static struct alloc *find(CUdeviceptr p, size_t size)
 	return NULL;
 }
 
-/* Every entry point: under the lock, and failing after a sticky error. */
+/* The host clock, in us. */
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/*
+ * The host until @t: a synchronize, or the cost of a call.  A long wait
+ * sleeps (a machine running tests has other work), the last of it spins.
+ */
+static void host_until(double t)
+{
+	double left = t - now_us();
+	struct timespec ts;
+
+	if (left > 100) {
+		left -= 50;
+		ts.tv_sec = (time_t)(left / 1e6);
+		ts.tv_nsec = (long)((left - ts.tv_sec * 1e6) * 1e3);
+		nanosleep(&ts, NULL);
+	}
+	while (now_us() < t)
+		;
+}
+
+/* A stream operation issued now: when it starts. */
+static double stream_start(struct CUstream_st *s)
+{
+	double now = now_us();
+
+	if (s->clock_us < now)
+		s->clock_us = now;
+	return s->clock_us;
+}
+
+/*
+ * Every entry point: a call's host time, under the lock, and failing
+ * after a sticky error.
+ */
 #define LOCKED(expr) do {						\
 	CUresult r_;							\
 									\
+	host_until(now_us() + HOST_CALL_US);				\
 	pthread_mutex_lock(&st.lock);					\
 	r_ = st.sticky ? st.sticky : (expr);				\
 	pthread_mutex_unlock(&st.lock);					\
@@ -654,14 +733,18 @@ EXPORT CUresult cuStreamDestroy_v2(CUstream s)
 
 EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
+	double until = 0;
 	int hung;
 
 	pthread_mutex_lock(&st.lock);
 	hung = valid_stream(s) && s->hung;
+	if (valid_stream(s))
+		until = s->clock_us;
 	pthread_mutex_unlock(&st.lock);
 	/* A copy that never completes: nothing returns. */
 	while (hung)
 		pause();
+	host_until(until);
 	LOCKED(valid_stream(s) ? 0 : 400);
 }
 
@@ -806,6 +889,12 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t size)
 	LOCKED(dtoh(dst, src, size));
 }
 
+/* A direct copy's rate: across NUMA nodes, slower. */
+static double direct_bpus(int a, int b)
+{
+	return st.node[a] == st.node[b] ? DIRECT_BPUS : XNODE_BPUS;
+}
+
 /*
  * The engine of @s's context carries the copy.  Direct only with peer
  * access from that context to the other GPU; else staged through the
@@ -828,6 +917,7 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 	eng = s->ctx->dev;
 	op = eng == sctx->dev ? OP_WRITE : OP_READ;
 	other = op == OP_WRITE ? dctx->dev : sctx->dev;
+	stream_start(s);
 	if (sctx == dctx || (other != eng && !s->ctx->peer[other])) {
 		st.staged += sctx != dctx;
 		s->clock_us += STAGED_US + size / STAGED_BPUS;
@@ -837,9 +927,9 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 	if (rule(R_SLOW, eng, other, op))
 		s->clock_us += STAGED_US + size / STAGED_BPUS;
 	else if (rule(R_NARROW, eng, other, op))
-		s->clock_us += DIRECT_US + size / (DIRECT_BPUS / 4);
+		s->clock_us += DIRECT_US + size / (direct_bpus(eng, other) / 4);
 	else
-		s->clock_us += DIRECT_US + size / DIRECT_BPUS;
+		s->clock_us += DIRECT_US + size / direct_bpus(eng, other);
 	if (rule(R_ERROR, eng, other, op)) {
 		st.sticky = 700;
 		return 700;
@@ -880,6 +970,7 @@ static CUresult peer_copy_sync(CUdeviceptr dst, CUcontext dctx,
 	/* A copy that never completes: a synchronous one never returns. */
 	while (st.streams[i].hung)
 		pause();
+	host_until(st.streams[i].clock_us);
 	st.streams[i].ctx = NULL;
 	return s.hung;
 }
@@ -890,9 +981,22 @@ EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 	LOCKED(peer_copy_sync(dst, dctx, src, sctx, size));
 }
 
+/* Every stream of the current context done: the host brought up to date. */
+static CUresult ctx_sync(void)
+{
+	int i;
+
+	if (!current)
+		return 201;
+	for (i = 0; i < MAX_STREAMS; i++)
+		if (st.streams[i].ctx == current)
+			host_until(st.streams[i].clock_us);
+	return 0;
+}
+
 EXPORT CUresult cuCtxSynchronize(void)
 {
-	LOCKED(current ? 0 : 201);
+	LOCKED(ctx_sync());
 }
 
 static int valid_event(CUevent ev)
@@ -931,7 +1035,7 @@ static CUresult event_record(CUevent ev, CUstream s)
 		return 400;
 	ev->recorded = 1;
 	ev->stream = s;
-	ev->at_us = s->clock_us;
+	ev->at_us = stream_start(s);
 	return 0;
 }
 
@@ -942,14 +1046,18 @@ EXPORT CUresult cuEventRecord(CUevent ev, CUstream s)
 
 EXPORT CUresult cuEventSynchronize(CUevent ev)
 {
+	double until = 0;
 	int hung;
 
 	pthread_mutex_lock(&st.lock);
 	hung = valid_event(ev) && ev->recorded && valid_stream(ev->stream) &&
 	       ev->stream->hung;
+	if (valid_event(ev) && ev->recorded)
+		until = ev->at_us;
 	pthread_mutex_unlock(&st.lock);
 	while (hung)
 		pause();
+	host_until(until);
 	LOCKED(valid_event(ev) ? 0 : 400);
 }
 
@@ -1343,6 +1451,7 @@ static CUresult module_load(CUmodule *mod, const void *image)
 		return 2;
 	st.modules[i].used = 1;
 	st.modules[i].has_kernel = !!strstr(t, ".entry " KERNEL_NAME "(");
+	st.modules[i].has_spin = !!strstr(t, ".entry " SPIN_NAME "(");
 	*mod = &st.modules[i];
 	return 0;
 }
@@ -1359,12 +1468,17 @@ static int valid_module(CUmodule m)
 
 static CUresult module_fn(CUfunction *f, CUmodule m, const char *name)
 {
+	int spin, i;
+
 	if (!valid_module(m) || !f || !name)
 		return 400;
-	if (!m->has_kernel || strcmp(name, KERNEL_NAME))
+	spin = m->has_spin && !strcmp(name, SPIN_NAME);
+	if (!spin && (!m->has_kernel || strcmp(name, KERNEL_NAME)))
 		return 500;
-	st.funcs[m - st.modules].mod = m;
-	*f = &st.funcs[m - st.modules];
+	i = 2 * (m - st.modules) + spin;
+	st.funcs[i].mod = m;
+	st.funcs[i].spin = spin;
+	*f = &st.funcs[i];
 	return 0;
 }
 
@@ -1387,6 +1501,16 @@ EXPORT CUresult cuModuleUnload(CUmodule m)
 	LOCKED(module_unload(m));
 }
 
+/* p2pmap_spin(ns): @s held for ns nanoseconds from when it starts. */
+static CUresult spin(CUstream s, void **params)
+{
+	unsigned long long ns;
+
+	memcpy(&ns, params[0], sizeof(ns));
+	s->clock_us = stream_start(s) + ns / 1000.0;
+	return 0;
+}
+
 /*
  * p2pmap_copy_u32(dst, src, n) on @s's device: an illegal address (700,
  * sticky) where it may not reach; the rules of the path the far side's
@@ -1400,13 +1524,15 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int bx,
 	struct alloc *d, *sr, *far;
 	int eng, op, path, i;
 
-	if (!f || f < st.funcs || f >= st.funcs + MAX_MODULES ||
+	if (!f || f < st.funcs || f >= st.funcs + 2 * MAX_MODULES ||
 	    !valid_module(f->mod))
 		return 400;
 	if (!valid_stream(s) || s->ctx != current)
 		return 400;
 	if (!params || !gx || !bx || bx > 1024)
 		return 1;
+	if (f->spin)
+		return spin(s, params);
 	memcpy(&dst, params[0], sizeof(dst));
 	memcpy(&src, params[1], sizeof(src));
 	memcpy(&n, params[2], sizeof(n));
@@ -1424,6 +1550,7 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int bx,
 		}
 	}
 	far = d->dev != eng ? d : sr;
+	stream_start(s);
 	s->clock_us += DIRECT_US + n * 4 / DIRECT_BPUS;
 	if (far->dev == eng) {
 		memmove(d->p + (dst - (uintptr_t)d->p),

@@ -63,8 +63,11 @@ run() {
 	echo $? >"$tmp/$name.rc"
 }
 
+# The host's time to issue a copy (bandwidth lines) is measured, and
+# varies from run to run: lines are compared with it as "N.N".
+hostre='s/(host: )[0-9]+\.[0-9] us to issue/\1N.N us to issue/'
 line() {	# line NAME "GPUa (..) -> GPUb (..): VERDICT..."
-	grep -qxF -- "$2" "$tmp/$1.out"
+	sed -E "$hostre" "$tmp/$1.out" | grep -qxF -- "$(sed -E "$hostre" <<<"$2")"
 }
 
 g0="GPU0 (0000:01:00.0)" g1="GPU1 (0000:41:00.0)"
@@ -339,58 +342,64 @@ run dev5j verify --devices 0,5 --json
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d == {"schema": 1, "error": "p2pmap verify: no CUDA device 5 (4 present)", "exit_code": 2, "directions": []}, d' "$tmp/dev5j.out"
 tap $? "verify --devices 0,5 of 4 GPUs: exit 2, the device named (--json: exit_code 2)"
 
-# --bandwidth: timed with CUDA events on the stub's clock (a direct peer
-# copy 0.4 us + 55 GB/s, a staged one 14 us + 8 GB/s).  2 -> 0 is "slow":
-# direct, but as slow as a staged copy (a driver staging it silently);
-# 1 -> 2 writes wrong data, so it is never timed.  Every link Gen5 x16.
+# --bandwidth: timed with CUDA events on the stub's clock, at the
+# published rates (tests/cuda-stub/stub.c: a direct peer copy 0.4 us +
+# 55 GB/s, a staged one 14 us + 38 GB/s, 1.8 us of host time a call),
+# the copies queued behind verify's gate.  2 -> 0 is "narrow" (direct, a
+# quarter of the rate); 2 -> 1 is "slow" (peer access on, yet every copy
+# staged through the host, as a driver that stages silently); 1 -> 2
+# writes wrong data, so it is never timed.  Every link Gen5 x16.
 rm -f "$tmp/stub.log"
 for a in 0000:01:00.0 0000:41:00.0 0000:81:00.0; do
 	pcilink "$tmp/pci-gen5" $a 32.0 16
 done
 P2PMAP_VERIFY_PCI_DIR=$tmp/pci-gen5 \
-P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0,0000:81:00.0;slow=2->0;wrong=1->2:w" \
+P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0,0000:81:00.0;narrow=2->0;slow=2->1;wrong=1->2:w" \
 	run bw verify --bandwidth --timeout 5
 b0="GPU0 (0000:01:00.0)" b1="GPU1 (0000:41:00.0)" b2="GPU2 (0000:81:00.0)"
-line bw "bandwidth $b0 -> $b1: 54.96 GB/s, latency 0.4 us (without peer access 7.97 GB/s, 14.0 us); both ways at once 109.93 GB/s; vs PCIe Gen5 x16: 104% one way, 107% both ways, latency 0.9x"
-tap $? "--bandwidth: GB/s and latency with and without peer access, both ways at once for a pair that works both ways, against the Gen5 x16 figures, not flagged"
-line bw "bandwidth against PCIe Gen5 x16 as measured on RTX PRO 6000 Blackwell GPUs: 53-56 GB/s one way, 103-111 GB/s both ways, latency 0.36-0.45 us (about 14 us without P2P); CLEARLY BELOW: under 70% of the lower figure or over 4x the latency" &&
+line bw "bandwidth $b0 -> $b1: 54.96 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); both ways at once 109.93 GB/s; vs PCIe Gen5 x16: 104% one way, 107% both ways, latency 0.9x"
+tap $? "--bandwidth: GB/s and the GPU's latency with and without peer access, the host's issue time beside it, both ways at once for a pair that works both ways, against the Gen5 x16 figures, not flagged"
+line bw "bandwidth against PCIe Gen5 x16 as measured on RTX PRO 6000 Blackwell GPUs: 53-56 GB/s one way, 103-111 GB/s both ways, latency 0.36-0.45 us (about 14 us without P2P); latency is the GPU's, the copies queued behind a gate (the host's time to issue one beside it); STAGED: no peer access, or 5 us or more a copy with it; SLOW: direct, under 70% of the lower figure or over 4x the latency" &&
 	[ "$(grep -n '^bandwidth ' "$tmp/bw.out" | head -1 | cut -d: -f2)" = "bandwidth against PCIe Gen5 x16 as measured on RTX PRO 6000 Blackwell GPUs" ]
-tap $? "... the figures and the rule said once, before the first direction"
-line bw "bandwidth $b1 -> $b0: 54.96 GB/s, latency 0.4 us (without peer access 7.97 GB/s, 14.0 us); vs PCIe Gen5 x16: 104% one way, latency 0.9x"
+tap $? "... the figures and the rules said once, before the first direction"
+line bw "bandwidth $b1 -> $b0: 54.96 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs PCIe Gen5 x16: 104% one way, latency 0.9x"
 tap $? "... both ways measured once per pair (on its first direction)"
-line bw "bandwidth $b0 -> $b2: 54.96 GB/s, latency 0.4 us (without peer access 7.97 GB/s, 14.0 us); both ways at once 15.95 GB/s; vs PCIe Gen5 x16: 104% one way, 15% both ways, latency 0.9x: both ways CLEARLY BELOW, set by the slower direction, GPU2 -> GPU0"
+line bw "bandwidth $b0 -> $b2: 54.96 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); both ways at once 27.50 GB/s; vs PCIe Gen5 x16: 104% one way, 27% both ways, latency 0.9x: both ways CLEARLY BELOW, set by the slower direction, GPU2 -> GPU0"
 tap $? "... both ways at once is set by the slower side (2 -> 0), and named"
-line bw "bandwidth $b2 -> $b0: 7.97 GB/s, latency 14.0 us (without peer access 7.97 GB/s, 14.0 us); vs PCIe Gen5 x16: 15% one way, latency 31.1x: CLEARLY BELOW, likely cause: LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)"
-tap $? "a direction no faster with peer access than a staged copy is flagged, staging its likely cause"
+line bw "bandwidth $b2 -> $b1: 37.41 GB/s, latency 14.0 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs PCIe Gen5 x16: 71% one way, latency 31.1x: STAGED through host memory (a 4-byte copy takes 14.0 us with peer access, a staged copy's time: a direct one takes under 2 us)"
+tap $? "a direction whose copies take a staged copy's latency with peer access on is STAGED, whatever its throughput"
+grep "^bandwidth $b2 -> $b0: 13.75 GB/s, latency 0.4 us" "$tmp/bw.out" | grep -q ": SLOW, likely cause: not the links"
+tap $? "a direct direction at a quarter of the rate is SLOW with its likely cause, not staged"
 ! grep -q "^bandwidth $b1 -> $b2" "$tmp/bw.out" && [ "$(grep -c '^bandwidth GPU' "$tmp/bw.out")" = 5 ]
 tap $? "a direction that does not work is not timed (5 of 6)"
 [ "$(cat "$tmp/bw.rc")" = 1 ]
-tap $? "exit 1 (a direction does not work, one looks staged)"
+tap $? "exit 1 (a direction does not work, one is staged)"
 python3 - "$tmp/stub.log" <<'PY'
 import sys
 lines = [dict(kv.split("=") for kv in l.split()) for l in open(sys.argv[1])]
-bw = [l for l in lines if l["staged"] == "108"]
-assert len(bw) == 5, lines       # each timing child: 8 + 100 staged copies, by design
+# each timing child: 8 + 100 staged copies (more if a gate was retried)
+bw = [l for l in lines if int(l["staged"]) >= 108]
+assert len(bw) == 5, lines
 assert all(l["allocations"] == l["contexts"] == l["peers"] == l["streams"] ==
-           l["events"] == "0" for l in lines), lines
+           l["events"] == l["modules"] == "0" for l in lines), lines
 PY
-tap $? "each timing child frees, releases, disables and destroys all it took (events too)"
+tap $? "each timing child frees, releases, disables and destroys all it took (events and the gate's module too)"
 
 # A direction clearly below the figures, its copies direct (1 -> 0 at a
-# quarter of the rate: "narrow"): the likely cause read from the links
-# while the copies ran.  bwlink NAME PCIDIR: that run.
+# quarter of the rate: "narrow"): SLOW, the likely cause read from the
+# links while the copies ran.  bwlink NAME PCIDIR: that run.
 bwlink() {
 	P2PMAP_VERIFY_PCI_DIR=$2 \
 	P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0;narrow=1->0" \
 		run "$1" verify --bandwidth --paths copy
 }
-slow10="bandwidth $b1 -> $b0: 13.75 GB/s, latency 0.4 us (without peer access 7.97 GB/s, 14.0 us); vs PCIe Gen5 x16: 26% one way, latency 0.9x: CLEARLY BELOW, likely cause:"
+slow10="bandwidth $b1 -> $b0: 13.75 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs PCIe Gen5 x16: 26% one way, latency 0.9x: SLOW, likely cause:"
 pcilink "$tmp/pci-x8" 0000:01:00.0 32.0 16
 pcilink "$tmp/pci-x8" 0000:41:00.0 16.0 8 32.0 16
 bwlink bwx8 "$tmp/pci-x8"
 line bwx8 "$slow10 0000:41:00.0's PCIe link trained at 16.0 GT/s x8 (it can do 32.0 GT/s x16: reseat, check the slot or riser, its BIOS link speed)" &&
 	[ "$(cat "$tmp/bwx8.rc")" = 0 ]
-tap $? "a direction clearly below, a GPU's link trained below what it can do: that link named as the likely cause (exit 0: P2P works, slower)"
+tap $? "a direct direction clearly below, a GPU's link trained below what it can do: SLOW, that link named as the likely cause (exit 0: P2P works, slower)"
 pcilink "$tmp/pci-gen4" 0000:01:00.0 16.0 16
 pcilink "$tmp/pci-gen4" 0000:41:00.0 32.0 16
 bwlink bwgen4 "$tmp/pci-gen4"
@@ -414,25 +423,32 @@ v = slow["vs_gen5_x16"]
 assert v["below"] is True and v["cause"] == "link" and v["both_ways"] is None, v
 assert v["why"].startswith("0000:41:00.0's PCIe link trained at 16.0 GT/s x8"), v
 assert round(slow["staged_latency_us"], 1) == 14.0 and slow["latency_us"] == 0.4, slow
+assert slow["looks_staged"] is False and slow["peer_access"] is True, slow
 v = fast["vs_gen5_x16"]
 assert v["below"] is False and v["cause"] is None and v["why"] is None, v
 assert v["both_ways_below"] is True and v["both_ways"] < 0.7, v
 PY
 [ $? = 0 ] && python3 "$top/tests/unit/json_lint.py" verify "$tmp/bwlinkj.out"
 tap $? "--json: the links, the ratios to the figures, below, its cause and why (fields and enums as JSON.md lists them)"
-P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0" run bwok verify --bandwidth --json
+# The published rates of a healthy host (stub.c's defaults), GPUs 0 and
+# 1 on different sockets (39 GB/s): the GPU's latency, not the host's
+# 1.8 us a call, is what is compared; nothing staged, nothing slow.
+P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0;numa=0,1" run bwok verify --bandwidth --json
 python3 - "$tmp/bwok.out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d["directions"]:
     b = r["bandwidth"]
-    assert b["measured"] and b["gbps"] > 50 and b["staged_gbps"] < 9, b
-    assert b["latency_us"] == 0.4 and b["looks_staged"] is False and b["error"] is None, b
-assert d["directions"][0]["bandwidth"]["bidir_gbps"] > 100
+    assert b["measured"] and 38 < b["gbps"] < 40 and 36 < b["staged_gbps"] < 39, b
+    assert b["latency_us"] == 0.4 and round(b["staged_latency_us"], 1) == 14.0, b
+    assert b["issue_us"] >= 1.8 and b["gated"] is True and b["peer_access"] is True, b
+    assert b["looks_staged"] is False and b["error"] is None, b
+    assert b["vs_gen5_x16"]["below"] is False and b["vs_gen5_x16"]["cause"] is None, b
+assert d["directions"][0]["bandwidth"]["bidir_gbps"] > 75
 assert d["directions"][1]["bandwidth"]["bidir_gbps"] is None
 PY
 [ $? = 0 ] && [ "$(cat "$tmp/bwok.rc")" = 0 ]
-tap $? "--bandwidth --json: the numbers per direction, exit 0 when every direction is fast"
+tap $? "--bandwidth --json at published rates across sockets: the GPU's latency (0.4 us) beside the host's issue time (1.8 us or more), gated, none staged or below, exit 0"
 P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0" run nobw verify --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(r["bandwidth"] is None for r in d["directions"])' "$tmp/nobw.out"
 tap $? "without --bandwidth, \"bandwidth\": null"
@@ -511,7 +527,9 @@ HOME=$tmp/n0/root CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,2,3 \
 	P2PMAP_CUDA_STUB=$node0 P2PMAP_VERIFY_FAULTS_FILE=$tmp/n0/faults \
 	P2PMAP_VERIFY_PCI_DIR=$tmp/n0/pci run node0 verify --vllm-cache --bandwidth
 sed -i "s|$tmp/n0/root/|/root/|g" "$tmp/node0.out"
-diff -u "$top/tests/verify/8gpu-node0.want" "$tmp/node0.out" >"$tmp/node0.diff" &&
+# (the host's issue times compared as N.N: they vary from run to run)
+diff -u <(sed -E "$hostre" "$top/tests/verify/8gpu-node0.want") \
+	<(sed -E "$hostre" "$tmp/node0.out") >"$tmp/node0.diff" &&
 	[ "$(cat "$tmp/node0.rc")" = 0 ] && [ ! -s "$tmp/node0.err" ] &&
 	[ -f "$tmp/n0/root/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json" ]
 tap $? "the README's 8-GPU host, node 0 after link auto: --vllm-cache --bandwidth, 12 of 12 work, exit 0 (whole output: 8gpu-node0.want)"
@@ -537,8 +555,8 @@ P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0" P2PMAP_CUDA_STUB_LOG= \
 	LD_LIBRARY_PATH=$stubdir "$tmp/selftest" >"$tmp/selftest.out" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/selftest.out"
-[ $rc = 0 ] && [ "$(grep -c '^ok ' "$tmp/selftest.out")" = 7 ]
-tap $? "the stub fails misuse as the driver does: an IPC handle in its own process, not PTX, no entry, cuMem size and handle type, a mapping without access (700, sticky)"
+[ $rc = 0 ] && [ "$(grep -c '^ok ' "$tmp/selftest.out")" = 10 ]
+tap $? "the stub fails misuse as the driver does: an IPC handle in its own process, not PTX, no entry, cuMem size and handle type, a mapping without access (700, sticky); its host clock: copies wait on the host's calls unless gated, a synchronize waits"
 
 # Copy engine and SMs work 0 -> 1; the IPC path faults (its counter
 # grows, its data do not arrive): NCCL still works (cuMem), vLLM and

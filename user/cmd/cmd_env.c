@@ -5,7 +5,8 @@
  * The environment that p2pmap verify's matrix (FILE: its text output)
  * allows for NCCL, vLLM and SGLang.  P2P is recommended only when every
  * direction among the GPUs worked in FILE (and, if --bandwidth timed it,
- * did not look staged through host memory), its p2pmap link (where it has
+ * was not staged through host memory: a slow direct one is kept), its
+ * p2pmap link (where it has
  * one) is mapped now, and that link counted no fault: NCCL has no per-pair
  * switch, so one bad direction keeps P2P off for all, and each direction
  * left out is named with the reason.  Where verify said each path's
@@ -184,7 +185,7 @@ static void judge(struct env_plan *pl, const struct verify_output *vr,
 			 v->detail[0] ? " " : "", v->detail);
 	else if (v->looks_staged)
 		snprintf(why, sizeof(why),
-			 "verify --bandwidth found its copies no faster with peer access than CUDA's staged copy: most likely through host memory, not P2P");
+			 "verify --bandwidth found its copies staged through host memory (a staged copy's latency with peer access, or none possible): not P2P");
 	else if (!pl->loaded)
 		snprintf(why, sizeof(why),
 			 "p2pmap is not loaded: the links verify ran with are not mapped now");

@@ -2,8 +2,41 @@
 /* verify --bandwidth: copies timed with CUDA events (bandwidth.h). */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "bandwidth.h"
+
+/*
+ * The gate: p2pmap_spin(ns) spins one thread on %globaltimer for @ns
+ * nanoseconds, holding its stream while the host queues the copies
+ * behind it.  p2pBandwidthLatencyTest's delay() kernel does the same,
+ * released by a host flag or after 10,000,000 clocks (github.com/NVIDIA/
+ * cuda-samples, Samples/5_Domain_Specific/p2pBandwidthLatencyTest/
+ * p2pBandwidthLatencyTest.cu): here by time alone, checked on the host
+ * (gated()).  PTX ISA 7.0, sm_52, as verify_paths.c's kernel; ptxas of
+ * CUDA 13.0 accepts it for sm_75, sm_90 and sm_120.
+ */
+static const char ptx_gate[] =
+	".version 7.0\n"
+	".target sm_52\n"
+	".address_size 64\n"
+	"\n"
+	".visible .entry p2pmap_spin(\n"
+	"\t.param .u64 p_ns\n"
+	")\n"
+	"{\n"
+	"\t.reg .pred %p;\n"
+	"\t.reg .b64 %rd<4>;\n"
+	"\n"
+	"\tld.param.u64 %rd1, [p_ns];\n"
+	"\tmov.u64 %rd2, %globaltimer;\n"
+	"\tadd.u64 %rd1, %rd1, %rd2;\n"
+	"$L_spin:\n"
+	"\tmov.u64 %rd3, %globaltimer;\n"
+	"\tsetp.lt.u64 %p, %rd3, %rd1;\n"
+	"\t@%p bra $L_spin;\n"
+	"\tret;\n"
+	"}\n";
 
 struct bw_side {
 	CUdevice dev;
@@ -11,8 +44,32 @@ struct bw_side {
 	CUstream stream;
 	CUdeviceptr buf;
 	CUevent start, end;
+	CUmodule mod;
+	CUfunction gate;		/* p2pmap_spin */
 	bool enabled;			/* peer access to the other side */
 };
+
+/* The host's clock, in us. */
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* The host waits until @t (us, now_us()'s clock). */
+static void sleep_until(double t)
+{
+	double left = t - now_us();
+	struct timespec ts;
+
+	if (left <= 0)
+		return;
+	ts.tv_sec = (time_t)(left / 1e6);
+	ts.tv_nsec = (long)((left - ts.tv_sec * 1e6) * 1e3);
+	nanosleep(&ts, NULL);
+}
 
 static bool bw_failed(const struct cuda_api *api, struct verify_bw *bw,
 		      const char *call, CUresult res)
@@ -39,7 +96,12 @@ static bool side_open(const struct cuda_api *api, struct verify_bw *bw,
 	       !bw_failed(api, bw, "cuEventCreate",
 			  api->EventCreate(&s->start, 0)) &&
 	       !bw_failed(api, bw, "cuEventCreate",
-			  api->EventCreate(&s->end, 0));
+			  api->EventCreate(&s->end, 0)) &&
+	       !bw_failed(api, bw, "cuModuleLoadData",
+			  api->ModuleLoadData(&s->mod, ptx_gate)) &&
+	       !bw_failed(api, bw, "cuModuleGetFunction",
+			  api->ModuleGetFunction(&s->gate, s->mod,
+						 "p2pmap_spin"));
 }
 
 /* Everything but the context: both sides' go before either context. */
@@ -53,6 +115,8 @@ static void side_close(const struct cuda_api *api, struct bw_side *s,
 			api->EventDestroy(s->start);
 		if (s->end)
 			api->EventDestroy(s->end);
+		if (s->mod)
+			api->ModuleUnload(s->mod);
 		if (s->stream)
 			api->StreamDestroy(s->stream);
 		if (s->enabled)
@@ -62,39 +126,62 @@ static void side_close(const struct cuda_api *api, struct bw_side *s,
 	}
 }
 
-static bool enable(const struct cuda_api *api, struct verify_bw *bw,
-		   struct bw_side *s, const struct bw_side *peer)
+/*
+ * Peer access from @s to @peer: 1 enabled, 0 not possible (CUDA then
+ * stages every copy through the host), -1 another error.
+ */
+static int enable(const struct cuda_api *api, struct verify_bw *bw,
+		  struct bw_side *s, const struct bw_side *peer)
 {
 	CUresult res;
+	int can = 0;
 
-	if (bw_failed(api, bw, "cuCtxSetCurrent", api->CtxSetCurrent(s->ctx)))
-		return false;
+	if (bw_failed(api, bw, "cuDeviceCanAccessPeer",
+		      api->DeviceCanAccessPeer(&can, s->dev, peer->dev)) ||
+	    bw_failed(api, bw, "cuCtxSetCurrent", api->CtxSetCurrent(s->ctx)))
+		return -1;
+	if (!can)
+		return 0;
 	res = api->CtxEnablePeerAccess(peer->ctx, 0);
 	if (res == CUDA_ERR_PEER_ACCESS_ALREADY_ENABLED)
-		return true;
+		return 1;
+	if (res == CUDA_ERR_PEER_ACCESS_UNSUPPORTED)
+		return 0;
 	if (bw_failed(api, bw, "cuCtxEnablePeerAccess", res))
-		return false;
+		return -1;
 	s->enabled = true;
-	return true;
+	return 1;
+}
+
+/*
+ * Hold @s's stream for @ns from when the GPU reaches the gate (its
+ * context current: the kernel is its module's).
+ */
+static bool gate_close(const struct cuda_api *api, struct verify_bw *bw,
+		       struct bw_side *s, unsigned long long ns)
+{
+	void *params[] = { &ns };
+
+	return !bw_failed(api, bw, "cuCtxSetCurrent",
+			  api->CtxSetCurrent(s->ctx)) &&
+	       !bw_failed(api, bw, "cuLaunchKernel",
+			  api->LaunchKernel(s->gate, 1, 1, 1, 1, 1, 1, 0,
+					    s->stream, params, NULL));
 }
 
 /* @n copies of @size from @s's buffer into @d's, on @s's stream. */
-static bool issue(const struct cuda_api *api, struct verify_bw *bw,
-		  struct bw_side *s, struct bw_side *d, uint64_t size,
-		  unsigned int n)
+static bool enqueue(const struct cuda_api *api, struct verify_bw *bw,
+		    struct bw_side *s, struct bw_side *d, uint64_t size,
+		    unsigned int n)
 {
 	unsigned int i;
 
-	if (bw_failed(api, bw, "cuEventRecord",
-		      api->EventRecord(s->start, s->stream)))
-		return false;
 	for (i = 0; i < n; i++)
 		if (bw_failed(api, bw, "cuMemcpyPeerAsync",
 			      api->MemcpyPeerAsync(d->buf, d->ctx, s->buf,
 						   s->ctx, size, s->stream)))
 			return false;
-	return !bw_failed(api, bw, "cuEventRecord",
-			  api->EventRecord(s->end, s->stream));
+	return true;
 }
 
 /* The time between @s's two events, in ms; < 0 on an error. */
@@ -111,6 +198,82 @@ static double elapsed_ms(const struct cuda_api *api, struct verify_bw *bw,
 	return ms;
 }
 
+/* One timed run: up to two streams at once (both ways). */
+struct bw_run {
+	int n;				/* streams */
+	struct bw_side *s[2], *d[2];	/* each stream's side, its peer */
+	uint64_t size;
+	unsigned int reps;
+	const char *const *pci;		/* read the links as copies run */
+	double ms[2];			/* GPU time of each stream */
+	double issue_us;		/* host time queueing the copies */
+};
+
+/* Gate each stream, then queue its copies between its two events. */
+static bool queue(const struct cuda_api *api, struct verify_bw *bw,
+		  struct bw_run *run, unsigned long long ns)
+{
+	double t;
+	int i;
+
+	for (i = 0; i < run->n; i++)
+		if (!gate_close(api, bw, run->s[i], ns) ||
+		    bw_failed(api, bw, "cuEventRecord",
+			      api->EventRecord(run->s[i]->start,
+					       run->s[i]->stream)))
+			return false;
+	run->issue_us = 0;
+	for (i = 0; i < run->n; i++) {
+		t = now_us();
+		if (!enqueue(api, bw, run->s[i], run->d[i], run->size,
+			     run->reps))
+			return false;
+		run->issue_us += now_us() - t;
+		if (bw_failed(api, bw, "cuEventRecord",
+			      api->EventRecord(run->s[i]->end,
+					       run->s[i]->stream)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * @run, its copies queued behind a gate so that the GPU times them back
+ * to back, not the host's calls.  The gate must outlast the queueing
+ * (else the GPU waited on the host): if not, again with a longer gate;
+ * still not, bw->ungated.
+ */
+static bool gated(const struct cuda_api *api, struct verify_bw *bw,
+		  struct bw_run *run)
+{
+	unsigned long long ns = VERIFY_GATE_NS;
+	double t0;
+	bool held;
+	int tries, i;
+
+	for (tries = 0; tries < VERIFY_GATE_TRIES; tries++, ns *= 4) {
+		t0 = now_us();
+		if (!queue(api, bw, run, ns))
+			return false;
+		held = now_us() - t0 < ns / 1e3;
+		if (run->pci) {
+			/* The gate open, the copies run: links at work. */
+			sleep_until(t0 + ns / 1e3);
+			pcie_link_read(run->pci[0], &bw->link[0]);
+			pcie_link_read(run->pci[1], &bw->link[1]);
+		}
+		for (i = 0; i < run->n; i++) {
+			run->ms[i] = elapsed_ms(api, bw, run->s[i]);
+			if (run->ms[i] < 0)
+				return false;
+		}
+		if (held)
+			return true;
+	}
+	bw->ungated = true;
+	return true;
+}
+
 static double gbps(uint64_t bytes, double ms)
 {
 	return ms > 0 ? bytes / (ms * 1e6) : 0;
@@ -124,54 +287,66 @@ static double timed(const struct cuda_api *api, struct verify_bw *bw,
 		    struct bw_side *s, struct bw_side *d,
 		    const char *const pci[2])
 {
-	double ms;
+	struct bw_run run = {
+		.n = 1, .s = { s }, .d = { d }, .size = VERIFY_BW_SIZE,
+		.reps = VERIFY_BW_REPS, .pci = pci,
+	};
 
-	if (!issue(api, bw, s, d, VERIFY_BW_SIZE, VERIFY_BW_REPS))
+	if (!gated(api, bw, &run))
 		return -1;
-	if (pci) {
-		pcie_link_read(pci[0], &bw->link[0]);
-		pcie_link_read(pci[1], &bw->link[1]);
-	}
-	ms = elapsed_ms(api, bw, s);
-	return ms < 0 ? -1 : gbps(VERIFY_BW_SIZE * VERIFY_BW_REPS, ms);
+	return gbps(VERIFY_BW_SIZE * VERIFY_BW_REPS, run.ms[0]);
 }
 
-/* A hundred 4-byte copies: the latency of one, in us; < 0 on an error. */
+/*
+ * A hundred 4-byte copies: the GPU's latency of one, in us (< 0 on an
+ * error); @issue_us: the host's time to queue one.
+ */
 static double latency(const struct cuda_api *api, struct verify_bw *bw,
-		      struct bw_side *a, struct bw_side *b)
+		      struct bw_side *a, struct bw_side *b, double *issue_us)
 {
-	double ms;
+	struct bw_run run = {
+		.n = 1, .s = { a }, .d = { b }, .size = 4,
+		.reps = VERIFY_LAT_REPS,
+	};
 
-	if (!issue(api, bw, a, b, 4, VERIFY_LAT_REPS))
+	if (!gated(api, bw, &run))
 		return -1;
-	ms = elapsed_ms(api, bw, a);
-	return ms < 0 ? -1 : ms * 1000.0 / VERIFY_LAT_REPS;
+	*issue_us = run.issue_us / VERIFY_LAT_REPS;
+	return run.ms[0] * 1000.0 / VERIFY_LAT_REPS;
 }
 
 /* Both engines at once; the slower side sets the time. */
 static bool both_ways(const struct cuda_api *api, struct verify_bw *bw,
 		      struct bw_side *a, struct bw_side *b)
 {
-	double ms_a, ms_b;
+	struct bw_run run = {
+		.n = 2, .s = { a, b }, .d = { b, a }, .size = VERIFY_BW_SIZE,
+		.reps = VERIFY_BW_REPS,
+	};
 
-	if (!enable(api, bw, b, a) ||
-	    !issue(api, bw, a, b, VERIFY_BW_SIZE, VERIFY_BW_REPS) ||
-	    !issue(api, bw, b, a, VERIFY_BW_SIZE, VERIFY_BW_REPS))
-		return false;
-	ms_a = elapsed_ms(api, bw, a);
-	ms_b = elapsed_ms(api, bw, b);
-	if (ms_a < 0 || ms_b < 0)
+	if (enable(api, bw, b, a) != 1 || !gated(api, bw, &run))
 		return false;
 	bw->has_bidir = true;
 	bw->bidir_gbps = gbps(2 * VERIFY_BW_SIZE * VERIFY_BW_REPS,
-			      ms_a > ms_b ? ms_a : ms_b);
+			      run.ms[0] > run.ms[1] ? run.ms[0] : run.ms[1]);
 	return true;
+}
+
+/* No peer access: the direction's copies are the staged ones. */
+static void no_peer(struct verify_bw *bw)
+{
+	bw->no_peer = true;
+	bw->gbps = bw->staged_gbps;
+	bw->latency_us = bw->staged_latency_us;
+	bw->issue_us = bw->staged_issue_us;
+	bw->measured = true;
 }
 
 void verify_bw_run(const struct cuda_api *api, int from, int to,
 		   const char *const pci[2], bool bidir, struct verify_bw *bw)
 {
 	struct bw_side a = { 0 }, b = { 0 };
+	int peer;
 
 	memset(bw, 0, sizeof(*bw));
 	if (bw_failed(api, bw, "cuInit", api->Init(0)) ||
@@ -181,13 +356,20 @@ void verify_bw_run(const struct cuda_api *api, int from, int to,
 	bw->staged_gbps = timed(api, bw, &a, &b, NULL);
 	if (bw->staged_gbps < 0)
 		goto out;
-	bw->staged_latency_us = latency(api, bw, &a, &b);
-	if (bw->staged_latency_us < 0 || !enable(api, bw, &a, &b))
+	bw->staged_latency_us = latency(api, bw, &a, &b,
+					&bw->staged_issue_us);
+	if (bw->staged_latency_us < 0)
 		goto out;
+	peer = enable(api, bw, &a, &b);
+	if (peer <= 0) {
+		if (!peer)
+			no_peer(bw);
+		goto out;
+	}
 	bw->gbps = timed(api, bw, &a, &b, pci);
 	if (bw->gbps < 0)
 		goto out;
-	bw->latency_us = latency(api, bw, &a, &b);
+	bw->latency_us = latency(api, bw, &a, &b, &bw->issue_us);
 	if (bw->latency_us < 0 || (bidir && !both_ways(api, bw, &a, &b)))
 		goto out;
 	bw->measured = true;
@@ -201,8 +383,8 @@ out:
 		api->DevicePrimaryCtxRelease(b.dev);
 }
 
-bool verify_bw_looks_staged(const struct verify_bw *bw)
+bool verify_bw_staged(const struct verify_bw *bw)
 {
 	return bw->measured &&
-	       bw->gbps < VERIFY_BW_STAGED_GAIN * bw->staged_gbps;
+	       (bw->no_peer || bw->latency_us >= VERIFY_BW_STAGED_LAT_US);
 }

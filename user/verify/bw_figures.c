@@ -7,8 +7,7 @@
 #include "json.h"
 
 /* The flag verify_output.c looks for on a bandwidth line. */
-static const char LOOKS_STAGED[] =
-	"LOOKS STAGED through host memory (no faster with peer access than CUDA's staged copy)";
+static const char STAGED[] = "STAGED through host memory";
 
 /* The side whose link carries the least; -1 when a link is unknown. */
 static int slower_side(const struct verify_bw *bw)
@@ -30,12 +29,13 @@ void bw_judge(const struct verify_bw *bw, struct bw_judgement *j)
 	j->both_below = bw->has_bidir && j->both_ways < BW_FIG_CLEAR;
 	j->below = j->one_way < BW_FIG_CLEAR || j->latency > BW_FIG_LAT_CLEAR;
 	j->side = 0;
-	if (!j->below) {
-		j->cause = BW_CAUSE_NONE;
+	/* Staged from its latency or peer access, whatever its speed. */
+	if (verify_bw_staged(bw)) {
+		j->cause = BW_CAUSE_STAGED;
 		return;
 	}
-	if (verify_bw_looks_staged(bw)) {
-		j->cause = BW_CAUSE_STAGED;
+	if (!j->below) {
+		j->cause = BW_CAUSE_NONE;
 		return;
 	}
 	side = slower_side(bw);
@@ -73,7 +73,12 @@ char *bw_cause_format(char *buf, size_t len, const struct verify_result *r,
 
 	switch (j->cause) {
 	case BW_CAUSE_STAGED:
-		snprintf(buf, len, "%s", LOOKS_STAGED);
+		if (bw->no_peer)
+			snprintf(buf, len, "%s (peer access not possible: CUDA stages every copy)",
+				 STAGED);
+		else
+			snprintf(buf, len, "%s (a 4-byte copy takes %.1f us with peer access, a staged copy's time: a direct one takes under %.0f us)",
+				 STAGED, bw->latency_us, VERIFY_BW_DIRECT_LAT_US);
 		break;
 	case BW_CAUSE_LINK:
 		pcie_link_format(cur, sizeof(cur), l, true);
@@ -102,10 +107,11 @@ char *bw_cause_format(char *buf, size_t len, const struct verify_result *r,
 
 void bw_figures_header(FILE *f)
 {
-	fprintf(f, "bandwidth against PCIe Gen5 x16 as measured on RTX PRO 6000 Blackwell GPUs: %.0f-%.0f GB/s one way, %.0f-%.0f GB/s both ways, latency %.2f-%.2f us (about %.0f us without P2P); CLEARLY BELOW: under %.0f%% of the lower figure or over %.0fx the latency\n",
+	fprintf(f, "bandwidth against PCIe Gen5 x16 as measured on RTX PRO 6000 Blackwell GPUs: %.0f-%.0f GB/s one way, %.0f-%.0f GB/s both ways, latency %.2f-%.2f us (about %.0f us without P2P); latency is the GPU's, the copies queued behind a gate (the host's time to issue one beside it); STAGED: no peer access, or %.0f us or more a copy with it; SLOW: direct, under %.0f%% of the lower figure or over %.0fx the latency\n",
 		BW_FIG_GBPS_LO, BW_FIG_GBPS_HI, BW_FIG_BIDIR_LO,
 		BW_FIG_BIDIR_HI, BW_FIG_LAT_LO_US, BW_FIG_LAT_HI_US,
-		BW_FIG_NO_P2P_LAT_US, 100 * BW_FIG_CLEAR, BW_FIG_LAT_CLEAR);
+		BW_FIG_NO_P2P_LAT_US, VERIFY_BW_STAGED_LAT_US,
+		100 * BW_FIG_CLEAR, BW_FIG_LAT_CLEAR);
 }
 
 void bw_figures_format(FILE *f, const struct verify_result *r)
@@ -119,11 +125,11 @@ void bw_figures_format(FILE *f, const struct verify_result *r)
 	if (bw->has_bidir)
 		fprintf(f, ", %.0f%% both ways", 100 * j.both_ways);
 	fprintf(f, ", latency %.1fx", j.latency);
-	if (j.below)
-		fprintf(f, ": CLEARLY BELOW, likely cause: %s",
+	if (j.cause == BW_CAUSE_STAGED)
+		fprintf(f, ": %s", bw_cause_format(why, sizeof(why), r, &j));
+	else if (j.below)
+		fprintf(f, ": SLOW, likely cause: %s",
 			bw_cause_format(why, sizeof(why), r, &j));
-	else if (verify_bw_looks_staged(bw))
-		fprintf(f, ": %s", LOOKS_STAGED);
 	else if (j.both_below)
 		fprintf(f, ": both ways CLEARLY BELOW, set by the slower direction, GPU%d -> GPU%d",
 			r->to->index, r->from->index);
@@ -186,8 +192,8 @@ void bw_figures_json(struct json *j, const struct verify_result *r)
 	json_key(j, "cause");
 	json_enum(j, bw_cause_name(jd.cause));
 	json_key(j, "why");
-	if (jd.below)
+	if (jd.cause != BW_CAUSE_NONE)
 		bw_cause_format(why, sizeof(why), r, &jd);
-	json_str_or_null(j, jd.below ? why : NULL);
+	json_str_or_null(j, jd.cause != BW_CAUSE_NONE ? why : NULL);
 	json_obj_end(j);
 }

@@ -10,7 +10,9 @@
  * one way, 103-111 GB/s both ways (the same page has 39-51 GB/s and
  * 64-99 GB/s across sockets, and Gen5 x16's 63 GB/s raw); small-copy
  * latency 0.36-0.45 us with P2P against about 14 us without (the
- * figures of issue 26, quoted from that page's latency section).
+ * figures of issue 26, quoted from that page's latency section).  The
+ * latency compared is the GPU's alone (bandwidth.h's gate), as the
+ * figures were measured.
  */
 #ifndef P2PMAP_BW_FIGURES_H
 #define P2PMAP_BW_FIGURES_H
@@ -38,7 +40,7 @@
 
 enum bw_cause {
 	BW_CAUSE_NONE,			/* not below */
-	BW_CAUSE_STAGED,		/* no faster than through the host */
+	BW_CAUSE_STAGED,		/* staged: latency or no peer access */
 	BW_CAUSE_LINK,			/* a GPU's link below Gen5 x16 */
 	BW_CAUSE_NOT_LINK,		/* both links at Gen5 x16 or better */
 	BW_CAUSE_UNKNOWN,		/* a link not readable */
@@ -72,9 +74,10 @@ void bw_figures_header(FILE *f);
 
 /*
  * What follows the numbers on verify's bandwidth line: "; vs PCIe Gen5
- * x16: 104% one way, 107% both ways, latency 0.9x", then ": CLEARLY
- * BELOW, likely cause: ..." or, above the line but staged, ": LOOKS
- * STAGED ...".  @r->bw measured.
+ * x16: 104% one way, 107% both ways, latency 0.9x", then ": STAGED
+ * through host memory (...)" whatever its speed, or for a direct copy
+ * clearly below the figures ": SLOW, likely cause: ...".  @r->bw
+ * measured.
  */
 void bw_figures_format(FILE *f, const struct verify_result *r);
 

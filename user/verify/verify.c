@@ -468,9 +468,11 @@ void verify_format_bandwidth(FILE *f, const struct verify_result *r)
 			bw->cuda_call[0] ? bw->cuda_error : r->bw_error);
 		return;
 	}
-	fprintf(f, "%.2f GB/s, latency %.1f us (without peer access %.2f GB/s, %.1f us)",
-		bw->gbps, bw->latency_us, bw->staged_gbps,
+	fprintf(f, "%.2f GB/s, latency %.1f us (host: %.1f us to issue a copy; without peer access %.2f GB/s, %.1f us)",
+		bw->gbps, bw->latency_us, bw->issue_us, bw->staged_gbps,
 		bw->staged_latency_us);
+	if (bw->ungated)
+		fprintf(f, "; NOT GATED: the host queued slower than the gate held, the GPU times include its calls");
 	if (bw->has_bidir)
 		fprintf(f, "; both ways at once %.2f GB/s", bw->bidir_gbps);
 	bw_figures_format(f, r);
@@ -578,7 +580,13 @@ static void json_bw(struct json *j, const struct verify_result *r)
 	json_key(j, "bidir_gbps");
 	json_double_or_null(j, bw->measured && bw->has_bidir, bw->bidir_gbps);
 	json_key(j, "looks_staged");
-	json_bool(j, verify_bw_looks_staged(bw));
+	json_bool(j, verify_bw_staged(bw));
+	json_key(j, "issue_us");
+	json_double_or_null(j, bw->measured, bw->issue_us);
+	json_key(j, "gated");
+	json_bool(j, bw->measured && !bw->ungated);
+	json_key(j, "peer_access");
+	json_bool(j, bw->measured && !bw->no_peer);
 	bw_figures_json(j, r);
 	json_key(j, "error");
 	json_str_or_null(j, bw->measured ? NULL :

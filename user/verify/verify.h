@@ -116,6 +116,10 @@ struct verify_bw {
 	double staged_gbps;		/* without: CUDA stages the copy */
 	double latency_us;		/* a 4-byte copy, with peer access */
 	double staged_latency_us;	/* the same without */
+	double issue_us;		/* the host's time to issue one */
+	double staged_issue_us;		/* the same without */
+	bool ungated;			/* the host outlasted every gate */
+	bool no_peer;			/* peer access not possible */
 	bool has_bidir;
 	double bidir_gbps;		/* both GPUs copying to each other */
 	struct pcie_link link[2];	/* from's and to's, while copying */
@@ -234,9 +238,10 @@ struct verify_caches {
 };
 
 /*
- * "bandwidth GPU0 (..) -> GPU1 (..): 24.00 GB/s, latency 2.0 us (without
- * peer access 8.00 GB/s)[; both ways at once 48.00 GB/s]", flagged when
- * it looks staged; "not measured (...)" when its child failed.
+ * "bandwidth GPU0 (..) -> GPU1 (..): 54.96 GB/s, latency 0.4 us (host:
+ * 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us)[; both
+ * ways at once 109.93 GB/s]", then the figures' verdict (bw_figures.h):
+ * STAGED or SLOW; "not measured (...)" when its child failed.
  */
 void verify_format_bandwidth(FILE *f, const struct verify_result *r);
 

@@ -24,14 +24,18 @@ static void verdict_set(struct verify_line *v, const char *rest)
 	snprintf(v->what, sizeof(v->what), "%.*s", (int)len, rest);
 }
 
-/* "GPU0 (A) -> GPU1 (B): ...: LOOKS STAGED ...": marks A -> B's verdict. */
+/*
+ * "GPU0 (A) -> GPU1 (B): ...: STAGED through host memory (...)": marks
+ * A -> B's verdict.  An older verify's ": LOOKS STAGED" judged from
+ * throughput alone, which a slow direct direction also shows: not taken.
+ */
 static void bandwidth_line(struct verify_output *vr, const char *line)
 {
 	char from[P2PMAP_ADDR_LEN], to[P2PMAP_ADDR_LEN];
 	size_t i;
 
 	if (sscanf(line, "GPU%*d (%16[^)]) -> GPU%*d (%16[^)]): ", from,
-		   to) != 2 || !strstr(line, "LOOKS STAGED"))
+		   to) != 2 || !strstr(line, ": STAGED through host memory"))
 		return;
 	for (i = 0; i < vr->n; i++)
 		if (!strcmp(vr->v[i].from, from) && !strcmp(vr->v[i].to, to))

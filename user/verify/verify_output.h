@@ -3,7 +3,7 @@
  * verify_output: reads back what "p2pmap verify" printed, one line per
  * direction: "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): works[ ...]", and
  * with --bandwidth "bandwidth GPU0 (...) -> GPU1 (...): ...", flagged
- * "LOOKS STAGED" when its copies went through host memory.  nccl-check and
+ * "STAGED through host memory" when its copies went through the host.  nccl-check and
  * env judge against it.
  */
 #ifndef P2PMAP_VERIFY_OUTPUT_H
