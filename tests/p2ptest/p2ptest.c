@@ -23,6 +23,7 @@
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
+#include <linux/mmu_context.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -1616,6 +1617,18 @@ static int p2p_hold_return(struct kretprobe_instance *ri,
 	    atomic_cmpxchg(&p2p_hold_state, P2P_HOLD_ARMED,
 			   P2P_HOLD_HELD) != P2P_HOLD_ARMED)
 		return 0;
+	/*
+	 * A kworker runs on the last user mm of its CPU, lazily, and a flush
+	 * that frees page tables waits for every such CPU (x86's
+	 * native_flush_tlb_multi(): freed_tables, on_each_cpu_mask(.., true)):
+	 * any process exiting meanwhile would wait for the hold, interrupts
+	 * being off.  On init_mm no user flush asks this CPU anything.
+	 */
+#ifdef P2PTEST_LEAVE_MM_VOID
+	leave_mm();
+#else
+	leave_mm(smp_processor_id());
+#endif
 	for (ms = 0; ms < p2p_hold_ms; ms++) {
 		if (READ_ONCE(p2p_hold_go)) {
 			atomic_set(&p2p_hold_state, P2P_HOLD_RELEASED);
