@@ -467,11 +467,24 @@ if [ "$IOMMU" = amd ] && [ $LOGS = on ]; then
 	# then (as the host-bridge test once did) is a use-after-free that
 	# KASAN reports on the debug kernel.  D unbound first: p2ptest's
 	# remove() would wait for the command that waits for the held kworker.
+	# The held CPU has interrupts off, so nothing else may need it:
+	#  - the kprobe optimizer (no ftrace on the debug kernel) rewrites the
+	#    probed code some jiffies after the hold arms, and its text_poke
+	#    IPIs every CPU and spins until each answers
+	#    (arch/x86/kernel/alternative.c, text_poke_sync()): off meanwhile;
+	#  - the boot CPU keeps jiffies (tick_do_timer_cpu, no NO_HZ there),
+	#    and the releases wait on jiffies: the hold goes on CPU 1 (the
+	#    command's work item is queued on its writer's CPU:
+	#    schedule_work() on a per-CPU workqueue), this shell on CPU 0.
 	HOLD=/sys/kernel/debug/p2ptest/hold
+	OPTPROBES=/proc/sys/debug/kprobes-optimization
+	optprobes=$(cat $OPTPROBES 2>/dev/null)
+	[ -n "$optprobes" ] && echo 0 >$OPTPROBES
+	taskset -p 1 $$ >/dev/null
 	[ -e /sys/bus/pci/devices/$D/driver ] && drv_unbind $D
 	check "removed while parsed: the hold arms on D" \
 		sh -c "echo '$D 15000' >$HOLD"
-	p2pt amdvi-unknown $D $((barb + 0x600)) 1 read >/tmp/held.out &
+	taskset 2 sh -c "echo 'amdvi-unknown $D $((barb + 0x600)) 1 read' >$CTL && cat $CTL" >/tmp/held.out &
 	held=$!
 	check "removed while parsed: the parser holds D's entry" \
 		wait_until "grep -qx 'held alive' $HOLD" 8
@@ -492,6 +505,8 @@ if [ "$IOMMU" = amd ] && [ $LOGS = on ]; then
 	expect "removed while parsed: the line was printed" \
 		"$(cat /tmp/held.out)" "printed=1"
 	echo off >$HOLD
+	taskset -p 3 $$ >/dev/null
+	[ -n "$optprobes" ] && echo $optprobes >$OPTPROBES
 	check "removed while parsed: no kernel report (KASAN on the debug kernel)" \
 		kernel_log_clean
 	echo 1 >/sys/bus/pci/rescan
