@@ -456,6 +456,63 @@ if [ "$IOMMU" = amd ] && [ $LOGS = on ]; then
 		"$(devf $A fault_last_addr) $(devf $A fault_last_write)" \
 		"$(printf '0x%x' $((barb + 0x400))) 1"
 
+	# (g) a device removed while the parser holds its entry (issue 34,
+	# item 6a).  The parser finds D's entry under rcu_read_lock(); p2pmap
+	# may drop its pci_dev reference meanwhile (the entry itself outlives
+	# the section: kfree_rcu()), so what the parser reads after the lookup
+	# must be p2pmap's own.  p2ptest's hold stops the parser right after
+	# the lookup, D is removed, the hold goes on until D's struct pci_dev
+	# is freed (seconds on the debug kernel: CONFIG_DEBUG_KOBJECT_RELEASE
+	# delays each release), then the parser goes on.  Reading the pci_dev
+	# then (as the host-bridge test once did) is a use-after-free that
+	# KASAN reports on the debug kernel.  D unbound first: p2ptest's
+	# remove() would wait for the command that waits for the held kworker.
+	# The held CPU has interrupts off, so nothing else may need it:
+	#  - the kprobe optimizer (no ftrace on the debug kernel) rewrites the
+	#    probed code some jiffies after the hold arms, and its text_poke
+	#    IPIs every CPU and spins until each answers
+	#    (arch/x86/kernel/alternative.c, text_poke_sync()): off meanwhile;
+	#  - the boot CPU keeps jiffies (tick_do_timer_cpu, no NO_HZ there),
+	#    and the releases wait on jiffies: the hold goes on CPU 1 (the
+	#    command's work item is queued on its writer's CPU:
+	#    schedule_work() on a per-CPU workqueue), this shell on CPU 0.
+	HOLD=/sys/kernel/debug/p2ptest/hold
+	OPTPROBES=/proc/sys/debug/kprobes-optimization
+	optprobes=$(cat $OPTPROBES 2>/dev/null)
+	[ -n "$optprobes" ] && echo 0 >$OPTPROBES
+	taskset -p 1 $$ >/dev/null
+	[ -e /sys/bus/pci/devices/$D/driver ] && drv_unbind $D
+	check "removed while parsed: the hold arms on D" \
+		sh -c "echo '$D 15000' >$HOLD"
+	taskset 2 sh -c "echo 'amdvi-unknown $D $((barb + 0x600)) 1 read' >$CTL && cat $CTL" >/tmp/held.out &
+	held=$!
+	check "removed while parsed: the parser holds D's entry" \
+		wait_until "grep -qx 'held alive' $HOLD" 8
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	echo 1 >/sys/bus/pci/devices/$D/remove
+	check "removed while parsed: D is gone from the bus and from p2pmap" \
+		sh -c "[ ! -e /sys/bus/pci/devices/$D ] && [ ! -e $SYS/devices/$D ]"
+	# Polled without sleeping: this CPU kept busy runs its own timers
+	# (the delayed releases'), which an idle one would hand to the held
+	# CPU, whose interrupts are off (kernel/time/timer_migration.c).
+	check "removed while parsed: D's struct pci_dev is freed while the parser holds it" \
+		spin_until "grep -qx 'held freed' $HOLD" 12
+	echo "# removed while parsed: from the removal to the free, $t0 s to $(cut -d' ' -f1 /proc/uptime) s of uptime"
+	echo go >$HOLD
+	wait $held
+	expect "removed while parsed: the parser went on after the free, not at its time limit" \
+		"$(cat $HOLD)" "released freed"
+	expect "removed while parsed: the line was printed" \
+		"$(cat /tmp/held.out)" "printed=1"
+	echo off >$HOLD
+	taskset -p 3 $$ >/dev/null
+	[ -n "$optprobes" ] && echo $optprobes >$OPTPROBES
+	check "removed while parsed: no kernel report (KASAN on the debug kernel)" \
+		kernel_log_clean
+	echo 1 >/sys/bus/pci/rescan
+	check "removed while parsed: D is back, tracked and bound" \
+		wait_until "[ -e $SYS/devices/$D ] && [ -e /sys/bus/pci/devices/$D/driver ]" 10
+
 	# (c) the tracepoint off (debug build): AMD-Vi as it would be if it no
 	# longer called report_iommu_fault().  Every line counts, lower bounds.
 	rmmod p2pmap

@@ -219,6 +219,16 @@ wait_until() {
 	return 1
 }
 
+# spin_until 'SHELL TEST' SECONDS: wait_until without sleeping (the CPU
+# never idles), for at most SECONDS of uptime.
+spin_until() {
+	local end=$(($(cut -d. -f1 /proc/uptime) + $2))
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+		eval "$1" && return 0
+	done
+	return 1
+}
+
 wait_for_dev() { wait_until "[ -n \"\$(hp_dev $1)\" ]" "${2:-10}"; }
 wait_for_gone() { wait_until "[ ! -e /sys/bus/pci/devices/$1 ]" "${2:-10}"; }
 

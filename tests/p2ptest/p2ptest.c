@@ -20,11 +20,15 @@
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
+#include <linux/mmu_context.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -1541,6 +1545,226 @@ static const struct file_operations p2p_ctl_fops = {
 	.llseek = default_llseek,
 };
 
+/* ---- the hold: a fault-log lookup stopped while its device goes ------ */
+
+/*
+ * /sys/kernel/debug/p2ptest/hold (tests/guest/faults.sh, issue 34 item 6a).
+ * Write "DDDD:BB:DD.F MS" to arm it: the next lookup of that device's entry
+ * by name in p2pmap's fault index (p2pmap_fault_index_addr()) made by a
+ * kernel thread (the AMD-Vi fault-log parser, run by the kworker of
+ * "amdvi-unknown") that finds the entry is held right after it returns,
+ * until "go" is written or MS milliseconds pass.  The test removes the
+ * device meanwhile: the parser then goes on with an entry whose device is
+ * gone, inside the same rcu_read_lock() section.  Read: idle, armed, held,
+ * released (by "go") or expired, then "freed" once the device's struct
+ * pci_dev was freed (pci_release_dev(), probed too: with
+ * CONFIG_DEBUG_KOBJECT_RELEASE, as on the debug kernel, each kobject's
+ * release runs 1 to 4 s after its last put, so the pci_dev goes seconds
+ * after its removal), else "alive".  "off" removes the probes.
+ *
+ * A kretprobe: its handlers run in the probed thread, here inside
+ * rcu_read_lock() and printk's interrupts-off section, so the hold spins
+ * (mdelay()) and never sleeps; it is its own file, outside p2p_lock, which
+ * the "amdvi-unknown" command holds while it waits for its kworker.
+ */
+enum {
+	P2P_HOLD_IDLE, P2P_HOLD_ARMED, P2P_HOLD_HELD, P2P_HOLD_RELEASED,
+	P2P_HOLD_EXPIRED,
+};
+
+static const char * const p2p_hold_names[] = {
+	"idle", "armed", "held", "released", "expired",
+};
+
+#define P2P_HOLD_MAX_MS		15000	/* under the 21 s RCU stall warning */
+
+static DEFINE_MUTEX(p2p_hold_lock);	/* arming and the probe's life */
+static atomic_t p2p_hold_state = ATOMIC_INIT(P2P_HOLD_IDLE);
+static char p2p_hold_addr[16];
+static unsigned int p2p_hold_ms;
+static bool p2p_hold_go;
+static struct kretprobe *p2p_hold_probe;
+static struct kprobe *p2p_hold_free_probe;
+static bool p2p_hold_freed;
+
+static int p2p_hold_free_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct device *dev = (struct device *)regs_get_kernel_argument(regs, 0);
+
+	if (!strcmp(dev_name(dev), p2p_hold_addr))
+		WRITE_ONCE(p2p_hold_freed, true);
+	return 0;
+}
+
+static int p2p_hold_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const char *addr = (const char *)regs_get_kernel_argument(regs, 0);
+	bool *match = (bool *)ri->data;
+
+	*match = (current->flags & PF_KTHREAD) &&
+		 atomic_read(&p2p_hold_state) == P2P_HOLD_ARMED &&
+		 !strcmp(addr, p2p_hold_addr);
+	return 0;
+}
+
+static int p2p_hold_return(struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	bool *match = (bool *)ri->data;
+	unsigned int ms;
+
+	if (!*match || !regs_return_value(regs) ||
+	    atomic_cmpxchg(&p2p_hold_state, P2P_HOLD_ARMED,
+			   P2P_HOLD_HELD) != P2P_HOLD_ARMED)
+		return 0;
+	/*
+	 * A kworker runs on the last user mm of its CPU, lazily, and a flush
+	 * that frees page tables waits for every such CPU (x86's
+	 * native_flush_tlb_multi(): freed_tables, on_each_cpu_mask(.., true)):
+	 * any process exiting meanwhile would wait for the hold, interrupts
+	 * being off.  On init_mm no user flush asks this CPU anything.
+	 */
+#ifdef P2PTEST_LEAVE_MM_VOID
+	leave_mm();
+#else
+	leave_mm(smp_processor_id());
+#endif
+	for (ms = 0; ms < p2p_hold_ms; ms++) {
+		if (READ_ONCE(p2p_hold_go)) {
+			atomic_set(&p2p_hold_state, P2P_HOLD_RELEASED);
+			return 0;
+		}
+		mdelay(1);
+	}
+	atomic_set(&p2p_hold_state, P2P_HOLD_EXPIRED);
+	return 0;
+}
+
+static void p2p_hold_off(void)
+{
+	lockdep_assert_held(&p2p_hold_lock);
+	WRITE_ONCE(p2p_hold_go, true);
+	if (p2p_hold_probe) {
+		unregister_kretprobe(p2p_hold_probe);
+		kfree(p2p_hold_probe);
+		p2p_hold_probe = NULL;
+	}
+	if (p2p_hold_free_probe) {
+		unregister_kprobe(p2p_hold_free_probe);
+		kfree(p2p_hold_free_probe);
+		p2p_hold_free_probe = NULL;
+	}
+	atomic_set(&p2p_hold_state, P2P_HOLD_IDLE);
+}
+
+/* pci_release_dev(DEV), the release of a struct pci_dev, watched. */
+static int p2p_hold_watch_free(void)
+{
+	struct kprobe *kp = kzalloc(sizeof(*kp), GFP_KERNEL);
+	int ret;
+
+	if (!kp)
+		return -ENOMEM;
+	kp->symbol_name = "pci_release_dev";
+	kp->pre_handler = p2p_hold_free_pre;
+	WRITE_ONCE(p2p_hold_freed, false);
+	ret = register_kprobe(kp);
+	if (ret) {
+		kfree(kp);
+		return ret;
+	}
+	p2p_hold_free_probe = kp;
+	return 0;
+}
+
+/* Fresh probes each time: one unregistered is not registered again. */
+static int p2p_hold_arm(const char *line)
+{
+	struct kretprobe *rp;
+	unsigned int ms;
+	char addr[16];
+	int ret;
+
+	if (sscanf(line, "%15s %u", addr, &ms) != 2 || !ms ||
+	    ms > P2P_HOLD_MAX_MS)
+		return -EINVAL;
+	p2p_hold_off();
+	strscpy(p2p_hold_addr, addr, sizeof(p2p_hold_addr));
+	ret = p2p_hold_watch_free();
+	if (ret)
+		return ret;
+	rp = kzalloc(sizeof(*rp), GFP_KERNEL);
+	if (!rp) {
+		p2p_hold_off();
+		return -ENOMEM;
+	}
+	rp->kp.symbol_name = "p2pmap_fault_index_addr";
+	rp->entry_handler = p2p_hold_entry;
+	rp->handler = p2p_hold_return;
+	rp->data_size = sizeof(bool);
+	rp->maxactive = 8;
+	p2p_hold_ms = ms;
+	WRITE_ONCE(p2p_hold_go, false);
+	atomic_set(&p2p_hold_state, P2P_HOLD_ARMED);
+	ret = register_kretprobe(rp);
+	if (ret) {
+		kfree(rp);
+		p2p_hold_off();
+		return ret;
+	}
+	p2p_hold_probe = rp;
+	return 0;
+}
+
+static ssize_t p2p_hold_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	char line[48];
+	int ret = 0;
+
+	if (!len || len >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, len))
+		return -EFAULT;
+	line[len] = '\0';
+	strim(line);
+	mutex_lock(&p2p_hold_lock);
+	if (!strcmp(line, "go"))
+		WRITE_ONCE(p2p_hold_go, true);
+	else if (!strcmp(line, "off"))
+		p2p_hold_off();
+	else
+		ret = p2p_hold_arm(line);
+	mutex_unlock(&p2p_hold_lock);
+	return ret ? ret : len;
+}
+
+static ssize_t p2p_hold_read(struct file *file, char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	char buf[24];
+	int n;
+
+	n = scnprintf(buf, sizeof(buf), "%s %s\n",
+		      p2p_hold_names[atomic_read(&p2p_hold_state)],
+		      READ_ONCE(p2p_hold_freed) ? "freed" : "alive");
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations p2p_hold_fops = {
+	.owner = THIS_MODULE,
+	.read = p2p_hold_read,
+	.write = p2p_hold_write,
+	.llseek = default_llseek,
+};
+
+static void p2p_hold_exit(void)
+{
+	mutex_lock(&p2p_hold_lock);
+	p2p_hold_off();
+	mutex_unlock(&p2p_hold_lock);
+}
+
 /* ---- PCI driver ------------------------------------------------------- */
 
 static void p2p_release_hold(struct p2p_dev *a);
@@ -1886,6 +2110,7 @@ static int __init p2p_init(void)
 
 	p2p_dir = debugfs_create_dir("p2ptest", NULL);
 	debugfs_create_file("ctl", 0600, p2p_dir, NULL, &p2p_ctl_fops);
+	debugfs_create_file("hold", 0600, p2p_dir, NULL, &p2p_hold_fops);
 	ret = pci_register_driver(&p2p_driver);
 	if (ret)
 		goto err_dir;
@@ -1910,6 +2135,7 @@ static void __exit p2p_exit(void)
 {
 	/* Waits for commands in progress; none can start afterwards. */
 	debugfs_remove_recursive(p2p_dir);
+	p2p_hold_exit();
 	pci_unregister_driver(&p2p_mem_driver);
 	pci_unregister_driver(&p2p_owned_driver);
 	pci_unregister_driver(&p2p_driver);
