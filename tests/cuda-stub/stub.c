@@ -28,6 +28,12 @@
  *	  narrow   the copy is direct at a quarter of the direct rate (a
  *	           link trained at half its speed and half its width)
  *	  init=N   cuInit returns N (100: NO_DEVICE)
+ *	  jit=N    cuModuleLoadData returns N for PTX: 221 JIT_COMPILER_NOT_FOUND
+ *	           (no libnvidia-ptxjitcompiler.so.1, as in a container that
+ *	           mounts only libcuda.so*), 222 UNSUPPORTED_PTX_VERSION; and
+ *	           CUDA_DISABLE_JIT=1 in the environment gives 223
+ *	           JIT_COMPILATION_DISABLED (cuda.h: "To disable JIT entirely,
+ *	           set the environment variable CUDA_DISABLE_JIT=1")
  *	  numa=N,N,...  each GPU's NUMA node, in list order (default all 0):
  *	           direct copies between nodes run at the cross-socket rate
  *	A rule may name a path after the operation, "A->B[:w|:r]@PATH":
@@ -229,7 +235,7 @@ typedef struct {
 
 static struct {
 	pthread_mutex_t lock;
-	int parsed, ndevs, initialized, init_result, sticky;
+	int parsed, ndevs, initialized, init_result, jit_result, sticky;
 	char busid[MAX_DEVS][32];
 	int nvis, vis[MAX_DEVS];	/* ordinal -> physical */
 	int node[MAX_DEVS];		/* NUMA node, rule numa= */
@@ -259,6 +265,10 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 
 	if (klen == 4 && !strncmp(key, "init", 4)) {
 		st.init_result = atoi(val);
+		return;
+	}
+	if (klen == 3 && !strncmp(key, "jit", 3)) {
+		st.jit_result = atoi(val);
 		return;
 	}
 	if (klen == 4 && !strncmp(key, "numa", 4)) {
@@ -1435,13 +1445,18 @@ EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size,
 /* Modules: PTX text only, the entries it declares. */
 static CUresult module_load(CUmodule *mod, const void *image)
 {
-	const char *t = image;
+	const char *t = image, *jit_off;
 	int i;
 
 	if (!current)
 		return 201;
 	if (!mod || !t)
 		return 1;
+	jit_off = getenv("CUDA_DISABLE_JIT");
+	if (jit_off && !strcmp(jit_off, "1"))
+		return 223;
+	if (st.jit_result)
+		return st.jit_result;
 	if (!strstr(t, ".version ") || !strstr(t, ".target sm_") ||
 	    !strstr(t, ".address_size 64") || !strstr(t, ".entry "))
 		return 218;

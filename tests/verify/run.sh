@@ -176,7 +176,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 dirs = {(x["from"], x["to"]): x for x in d["directions"]}
 assert len(dirs) == 12
-assert d["summary"] == {"directions": 12, "working": 6}, d["summary"]
+assert d["summary"] == {"directions": 12, "working": 6, "not_tested": None}, d["summary"]
 f = dirs[(0, 1)]
 assert f["verdict"] == "faulted" and f["faults_before"] == 0 \
     and f["faults_after"] == 3 and f["cuda_error"] is None
@@ -251,6 +251,65 @@ tap $? "exit 0 when every direction works"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == {"0->0": True, "0->1": True, "1->0": True, "1->1": True}' \
 	"$HOME/.cache/vllm/gpu_p2p_access_cache_for_1,3.json"
 tap $? "the cache of a subset: named after the subset, keys are positions"
+
+# A driver that compiles no PTX (issue 35, item 8): the sm, ipc and cumem
+# paths launch a PTX kernel, so they are not tested, and nothing says P2P
+# failed: in a container that mounts only libcuda.so*, cuModuleLoadData
+# returns 221 (no libnvidia-ptxjitcompiler); with CUDA_DISABLE_JIT=1, 223.
+# env then keeps P2P on the copy engine's evidence, paths unknown.
+jitwhy="the driver compiles no PTX (cuModuleLoadData: CUDA_ERROR_JIT_COMPILER_NOT_FOUND (221)): in a container, pass in the host's libnvidia-ptxjitcompiler.so.1 beside libcuda.so.1; unset CUDA_DISABLE_JIT"
+P2PMAP_CUDA_STUB="$devs;jit=221" P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults \
+	run jit verify --devices 1,3
+[ "$(cat "$tmp/jit.rc")" = 0 ] &&
+	line jit "$g1 -> $g3: works" && line jit "$g3 -> $g1: works" &&
+	line jit "  paths: copy works" &&
+	line jit "  not tested for: NCCL, vLLM, SGLang" &&
+	line jit "verify: 2 directions, 2 work on the paths run (copy)" &&
+	line jit "verify: sm, ipc, cumem not tested: $jitwhy" &&
+	! grep -q "error" "$tmp/jit.out" && [ ! -s "$tmp/jit.err" ]
+tap $? "no PTX JIT (221): sm, ipc, cumem not tested, why and what to mount said once, no error, exit 0"
+P2PMAP_CUDA_STUB="$devs;jit=221" P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults \
+	run jitjson verify --devices 1,3 --json
+python3 - "$tmp/jitjson.out" "$jitwhy" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["summary"] == {"directions": 2, "working": 2, "not_tested": sys.argv[2]}, d["summary"]
+for r in d["directions"]:
+    assert r["verdict"] == "works" and r["decided_by"] == "copy", r
+    assert r["paths"]["copy"]["verdict"] == "works", r["paths"]
+    assert [r["paths"][p] for p in ("sm", "ipc", "cumem")] == [None] * 3, r["paths"]
+    assert r["frameworks"] == {"nccl": None, "vllm": None, "sglang": None}, r
+PY
+tap $? "... --json: the PTX paths null (not run), frameworks null, summary.not_tested says why"
+CUDA_DISABLE_JIT=1 P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults run nojit verify --devices 1,3
+[ "$(cat "$tmp/nojit.rc")" = 0 ] &&
+	grep -qF "verify: sm, ipc, cumem not tested: the driver compiles no PTX (cuModuleLoadData: CUDA_ERROR_JIT_COMPILATION_DISABLED (223)" "$tmp/nojit.out"
+tap $? "... CUDA_DISABLE_JIT=1 (223): the same, not tested"
+P2PMAP_CUDA_STUB="$devs;jit=221" P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults \
+	run jitsm verify --devices 1,3 --paths sm
+[ "$(cat "$tmp/jitsm.rc")" = 1 ] &&
+	grep -qF "$g1 -> $g3: error (via sm: cuModuleLoadData: CUDA_ERROR_JIT_COMPILER_NOT_FOUND (221)" "$tmp/jitsm.out" &&
+	line jitsm "verify: sm not tested: $jitwhy"
+tap $? "... --paths sm alone: nothing tested, an error that names the call, exit 1"
+# env on that output: the PTX paths unknown are not a P2P failure.
+jroot=$tmp/jitroot
+for a in 0000:41:00.0 0000:e1:00.0; do
+	mkdir -p "$jroot/sys/bus/pci/devices"
+	ln -s "../../../devices/pci0000:${a:5:2}/$a" "$jroot/sys/bus/pci/devices/$a"
+	for b in 0000:41:00.0 0000:e1:00.0; do
+		[ "$a" = "$b" ] && continue
+		mkdir -p "$jroot/sys/kernel/p2pmap/links/$a-$b"
+		echo mapped >"$jroot/sys/kernel/p2pmap/links/$a-$b/state"
+		echo >"$jroot/sys/kernel/p2pmap/links/$a-$b/reason"
+		echo 0 >"$jroot/sys/kernel/p2pmap/links/$a-$b/faults"
+	done
+done
+"$p2pmap" env --verify "$tmp/jit.out" --root "$jroot" >"$tmp/jitenv.out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -qx "unset NCCL_P2P_DISABLE" "$tmp/jitenv.out" &&
+	! grep -q "NCCL_P2P_DISABLE=1" "$tmp/jitenv.out"
+tap $? "... env on that output: P2P stays on (no NCCL_P2P_DISABLE=1), exit 0" ||
+	sed 's/^/# /' "$tmp/jitenv.out"
 
 # Cache paths: vLLM's envs.py rules, computed here by Python itself.
 vllm_path() {

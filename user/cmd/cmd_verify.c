@@ -492,8 +492,34 @@ static void run_op(const struct verify_opts *o, struct verify_faults *faults,
 }
 
 /*
+ * Why the PTX paths are not tested, once a child found that the driver
+ * compiles no PTX ("" until then): every later child would find the same,
+ * so they are not run.
+ */
+static char no_jit_why[2 * VERIFY_ERR_LEN];
+
+/* Did path @pr find no PTX JIT?  Then it is not tested, and says why. */
+static bool path_no_jit(struct verify_path_result *pr)
+{
+	const struct verify_copy *c;
+	int op;
+
+	for (op = 0; op < VERIFY_NR_OPS; op++) {
+		c = &pr->op[op].copy;
+		if (pr->op[op].verdict == VERIFY_ERROR && c->no_jit) {
+			snprintf(no_jit_why, sizeof(no_jit_why),
+				 "the driver compiles no PTX (%s: %s): in a container, pass in the host's libnvidia-ptxjitcompiler.so.1 beside libcuda.so.1; unset CUDA_DISABLE_JIT",
+				 c->cuda_call, c->cuda_error);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Every path asked for, in order; the direction's verdict is the worst,
  * explained by the first path that has it (the copy engine on a tie).
+ * A path the driver cannot run (no PTX JIT) is not tested, not judged.
  */
 static void run_direction(const struct verify_opts *o,
 			  struct verify_faults *faults,
@@ -501,7 +527,7 @@ static void run_direction(const struct verify_opts *o,
 			  const struct verify_gpu *to, struct verify_result *r)
 {
 	struct verify_path_result *pr;
-	int op, p;
+	int op, p, asked = VERIFY_NR_PATHS;
 
 	memset(r, 0, sizeof(*r));
 	r->from = from;
@@ -514,17 +540,42 @@ static void run_direction(const struct verify_opts *o,
 		if (!(o->paths & (1u << p)))
 			continue;
 		pr = &r->path[p];
-		pr->ran = true;
+		if (asked == VERIFY_NR_PATHS)
+			asked = p;
 		pr->verdict = VERIFY_WORKS;
+		if (p != VERIFY_PATH_COPY && no_jit_why[0]) {
+			pr->no_jit = true;
+			continue;
+		}
 		for (op = 0; op < VERIFY_NR_OPS; op++) {
 			run_op(o, faults, r, p, op);
 			if (pr->op[op].verdict > pr->verdict)
 				pr->verdict = pr->op[op].verdict;
 		}
+		if (p != VERIFY_PATH_COPY && path_no_jit(pr)) {
+			pr->no_jit = true;
+			continue;
+		}
+		pr->ran = true;
 		if (r->decided_by == VERIFY_NR_PATHS ||
 		    pr->verdict > r->verdict) {
 			r->verdict = pr->verdict;
 			r->decided_by = p;
+		}
+	}
+	if (no_jit_why[0])
+		snprintf(r->not_tested, sizeof(r->not_tested), "%s",
+			 no_jit_why);
+	/* Nothing tested (--paths sm alone, no JIT): an error, said why. */
+	if (r->decided_by == VERIFY_NR_PATHS) {
+		r->verdict = VERIFY_ERROR;
+		r->decided_by = asked;
+		for (op = 0; op < VERIFY_NR_OPS; op++) {
+			r->path[asked].op[op].verdict = VERIFY_ERROR;
+			if (!r->path[asked].op[op].copy.cuda_call[0])
+				snprintf(r->path[asked].op[op].child_error,
+					 sizeof(r->path[asked].op[op].child_error),
+					 "not tested: no PTX JIT");
 		}
 	}
 	memcpy(r->op, r->path[r->decided_by].op, sizeof(r->op));

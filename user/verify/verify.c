@@ -488,6 +488,37 @@ static size_t count_working(const struct verify_result *r, size_t n)
 	return w;
 }
 
+/* The first direction's reason for the paths it could not test, or NULL. */
+static const struct verify_result *first_not_tested(const struct verify_result *r,
+						    size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (r[i].not_tested[0])
+			return &r[i];
+	return NULL;
+}
+
+/*
+ * "verify: sm, ipc, cumem not tested: the driver compiles no PTX (...)":
+ * a driver without its PTX compiler says nothing about P2P, so those
+ * paths are left out, not judged (frameworks "not tested for" them).
+ */
+static void not_tested_line(FILE *f, const struct verify_result *r, size_t n)
+{
+	const struct verify_result *t = first_not_tested(r, n);
+	int p, k = 0;
+
+	if (!t)
+		return;
+	fputs("verify: ", f);
+	for (p = 0; p < VERIFY_NR_PATHS; p++)
+		if (t->path[p].no_jit)
+			fprintf(f, "%s%s", k++ ? ", " : "", verify_path_name(p));
+	fprintf(f, " not tested: %s\n", t->not_tested);
+}
+
 /*
  * "verify: 12 directions, 11 work on every path (copy, sm, ipc, cumem)":
  * the paths named, so that a reader (env, nccl-check) knows what a
@@ -504,6 +535,7 @@ void verify_format_summary(FILE *f, const struct verify_result *r, size_t n)
 		if (r[0].path[p].ran)
 			fprintf(f, "%s%s", k++ ? ", " : "", verify_path_name(p));
 	fputs(")\n", f);
+	not_tested_line(f, r, n);
 }
 
 /* "last_fault": null | {"addr", "bar": null | {device, bar, offset, role}} */
@@ -688,6 +720,9 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 	json_u64(&j, n);
 	json_key(&j, "working");
 	json_u64(&j, count_working(r, n));
+	json_key(&j, "not_tested");
+	json_str(&j, first_not_tested(r, n) ?
+		 first_not_tested(r, n)->not_tested : NULL);
 	json_obj_end(&j);
 	json_key(&j, "device_order");
 	json_str(&j, caches->order);

@@ -78,6 +78,7 @@ struct verify_copy {
 	bool data_checked;		/* the copy ran and was read back */
 	bool data_ok;
 	uint64_t first_diff;		/* first wrong byte (!data_ok) */
+	bool no_jit;			/* the driver compiled no PTX */
 };
 
 /*
@@ -127,7 +128,8 @@ struct verify_bw {
 
 /* One path of a direction: its two operations. */
 struct verify_path_result {
-	bool ran;			/* --paths asked for it */
+	bool ran;			/* --paths asked for it, and tested */
+	bool no_jit;			/* asked for, not tested: no PTX JIT */
 	enum verify_verdict verdict;	/* the worse of the two */
 	struct verify_op_result op[VERIFY_NR_OPS];
 };
@@ -141,6 +143,7 @@ struct verify_result {
 	enum verify_path decided_by;	/* the first path with that verdict */
 	struct verify_op_result op[VERIFY_NR_OPS]; /* that path's */
 	struct verify_path_result path[VERIFY_NR_PATHS];
+	char not_tested[2 * VERIFY_ERR_LEN]; /* why no_jit paths were not */
 	bool has_bw;			/* --bandwidth ran on it */
 	struct verify_bw bw;
 	char bw_error[VERIFY_ERR_LEN];	/* its child died: how, or "" */

@@ -232,12 +232,27 @@ struct kernel {
 	CUfunction fn;
 };
 
+/*
+ * A driver that cannot compile PTX says nothing about P2P: 221 (no
+ * libnvidia-ptxjitcompiler, as in a container that mounts only
+ * libcuda.so*), 222 (PTX newer than the driver's compiler), 223 (JIT
+ * disabled: CUDA_DISABLE_JIT=1, cuda.h).  The path is then not tested.
+ */
+static bool jit_missing(CUresult res)
+{
+	return res == 221 || res == 222 || res == 223;
+}
+
 static bool kernel_load(const struct cuda_api *api, struct verify_copy *c,
 			struct kernel *k)
 {
-	return !failed(api, c, "cuModuleLoadData",
-		       api->ModuleLoadData(&k->mod, ptx_copy)) &&
-	       !failed(api, c, "cuModuleGetFunction",
+	CUresult res = api->ModuleLoadData(&k->mod, ptx_copy);
+
+	if (failed(api, c, "cuModuleLoadData", res)) {
+		c->no_jit = jit_missing(res);
+		return false;
+	}
+	return !failed(api, c, "cuModuleGetFunction",
 		       api->ModuleGetFunction(&k->fn, k->mod, KERNEL_NAME));
 }
 
