@@ -211,6 +211,28 @@ static bool softdep_for(char *line, const char *driver, bool printed,
 	return true;
 }
 
+/* "install MODULE COMMAND" for @driver (kmod_config_parse())? */
+static bool install_for(const char *line, const char *driver)
+{
+	char *copy = strdup(line), *cmd, *mod, *save = NULL;
+	char want[SOFTDEP_NAME_LEN];
+	bool match = false;
+
+	if (!copy)
+		return false;
+	cmd = strtok_r(copy, "\t ", &save);
+	mod = cmd && !strcmp(cmd, "install") ?
+	      strtok_r(NULL, "\t ", &save) : NULL;
+	if (mod && strtok_r(NULL, "", &save)) {
+		snprintf(want, sizeof(want), "%s", driver);
+		underscores(want);
+		underscores(mod);
+		match = !fnmatch(mod, want, 0);
+	}
+	free(copy);
+	return match;
+}
+
 /*
  * freadline_wrapped() (shared/util.c): '\' and a newline join two lines,
  * '\' before anything else is dropped.
@@ -263,6 +285,12 @@ static int scan_file(const char *root, const struct conf_file *cf,
 	if (!f)
 		return 0;
 	for (start = 1; (line = read_logical(f, &lineno)); start = lineno + 1) {
+		if (!v->install_file[0] && line[0] != '#' &&
+		    install_for(line, driver)) {
+			snprintf(v->install_file, sizeof(v->install_file),
+				 "%s/%s", cf->dir, cf->name);
+			v->install_line = start;
+		}
 		match = softdep_for(line, driver, false, &l);
 		free(line);
 		if (!match)
@@ -289,8 +317,7 @@ int softdep_scan(const char *root, const char *kver, const char *driver,
 	size_t i;
 	int ret = 0;
 
-	v->line = NULL;
-	v->n = 0;
+	memset(v, 0, sizeof(*v));
 	if (!strcmp(root, "/"))
 		root = "";
 	if (kver) {

@@ -35,10 +35,18 @@ struct softdep_line {
 	char post[SOFTDEP_MODS][SOFTDEP_NAME_LEN];
 };
 
-/* Every "softdep" line whose module (a pattern) matches the driver. */
+/*
+ * Every "softdep" line whose module (a pattern) matches the driver, and
+ * the first "install" line for it (kmod_module_get_install_commands()
+ * uses the first too): kmod ignores it when the softdep line it uses
+ * names a module (libkmod-module.c, __kmod_module_fill_softdep() sets
+ * ignorecmd, kmod_module_probe_insert_module() then inserts the module).
+ */
 struct softdep_view {
 	struct softdep_line *line;	/* line[0]: the one kmod uses */
 	size_t n;
+	char install_file[PATH_MAX];	/* "" when none */
+	unsigned int install_line;
 };
 
 /* Module names as kmod compares them: '-' and '_' alike. */

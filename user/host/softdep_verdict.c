@@ -95,6 +95,11 @@ int softdep_judge(const char *root, const char *kver, const char *driver,
 	if (have && softdep_names(&v->used, true, "p2pmap")) {
 		missing(&sv, &v->used, v->missing, sizeof(v->missing));
 		v->state = v->missing[0] ? SOFTDEP_STALE : SOFTDEP_OK;
+		if (sv.install_file[0])
+			snprintf(v->install_ignored, sizeof(v->install_ignored),
+				 "%s line %u", sv.install_file, sv.install_line);
+		if (v->state == SOFTDEP_OK && v->install_ignored[0])
+			v->state = SOFTDEP_INSTALL;
 	} else if (have) {
 		for (k = 0; k < sv.n; k++)
 			if (softdep_names(&sv.line[k], true, "p2pmap")) {
@@ -159,6 +164,12 @@ void softdep_verdict_text(const struct softdep_verdict *v,
 		else
 			snprintf(fix, flen, "p2pmap config save (it writes %s, which kmod reads first, with p2pmap and the modules of every softdep line for %s)",
 				 SOFTDEP_FILE, driver);
+		break;
+	case SOFTDEP_INSTALL:
+		snprintf(text, tlen, "%s is the first softdep line for %s that kmod reads, and it loads p2pmap first; but kmod ignores the \"install %s\" command of %s while a softdep line with modules applies (it inserts %s itself)",
+			 used, driver, driver, v->install_ignored, driver);
+		snprintf(fix, flen, "do what that install command does another way (its modules as softdep pre: or post: modules in another line for %s, then p2pmap config save merges them)",
+			 driver);
 		break;
 	case SOFTDEP_STALE:
 		snprintf(text, tlen, "%s is the softdep line kmod uses for %s, and it lacks what another line names: %s; kmod ignores those lines, so at boot %s loads without them",

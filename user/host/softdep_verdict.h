@@ -17,6 +17,7 @@ enum softdep_state {
 	SOFTDEP_NONE,		/* no line loads p2pmap before the driver */
 	SOFTDEP_SHADOWED,	/* one does, but kmod uses an earlier one */
 	SOFTDEP_STALE,		/* kmod's line lacks another line's module */
+	SOFTDEP_INSTALL,	/* OK, but kmod now ignores an install line */
 };
 
 struct softdep_verdict {
@@ -24,6 +25,9 @@ struct softdep_verdict {
 	struct softdep_line used;	/* kmod's line (not with NONE) */
 	struct softdep_line ours;	/* SHADOWED: the line kmod ignores */
 	char missing[1024];		/* STALE: "MOD (FILE line N), ..." */
+	/* "install DRIVER" that kmod ignores (its softdep line names a
+	 * module): "FILE line N", or "". */
+	char install_ignored[PATH_MAX + 16];
 };
 
 /*
