@@ -676,8 +676,9 @@ put "$tmp/px/etc/modprobe.d/00-p2pmap-softdep.conf" "# Written by \"p2pmap confi
 # kept from /etc/modprobe.d/nvidia.conf line 1: pre: vfio-pci
 softdep nvidia pre: p2pmap vfio-pci"
 run px2 0 --root "$tmp/px"
-has px2 "ok    p2pmap.softdep: \"softdep nvidia pre: p2pmap vfio-pci\" (/etc/modprobe.d/00-p2pmap-softdep.conf line 6) is the first softdep line for nvidia that kmod reads, the only one it uses: modprobe loads p2pmap before nvidia, which then probes with the peers' windows reserved"
-tap $? "softdep: config save's merged line, read first, keeps vfio-pci: ok"
+has px2 "ok    p2pmap.softdep: \"softdep nvidia pre: p2pmap vfio-pci\" (/etc/modprobe.d/00-p2pmap-softdep.conf line 6) is the first softdep line for nvidia that kmod reads, the only one it uses: modprobe loads p2pmap before nvidia, which then probes with the peers' windows reserved" &&
+	has px2 "warn  p2pmap.initramfs: p2pmap is in the initramfs (/etc/initramfs-tools/modules), and /etc/modprobe.d/00-p2pmap-softdep.conf ($(date -u -r "$tmp/px/etc/modprobe.d/00-p2pmap-softdep.conf" '+%Y-%m-%d %H:%M UTC')) is newer than /boot/initrd.img-6.12.57+deb13-amd64 (2026-11-30 10:05 UTC): at boot p2pmap loads with the configuration before it"
+tap $? "softdep: config save's merged line, read first, keeps vfio-pci: ok; the initramfs older than it"
 put "$tmp/px/etc/modprobe.d/nvidia-install.conf" "install nvidia /sbin/modprobe nvidia-peermem; /sbin/modprobe --ignore-install nvidia"
 run px2i 0 --root "$tmp/px"
 has px2i "warn  p2pmap.softdep: \"softdep nvidia pre: p2pmap vfio-pci\" (/etc/modprobe.d/00-p2pmap-softdep.conf line 6) is the first softdep line for nvidia that kmod reads, and it loads p2pmap first; but kmod ignores the \"install nvidia\" command of /etc/modprobe.d/nvidia-install.conf line 1 while a softdep line with modules applies (it inserts nvidia itself)"

@@ -303,8 +303,9 @@ void check_initramfs(struct host *h)
 {
 	char osrel[128], image[200], conf_t[32], image_t[32], fix[64];
 	const char *drv = h->want->driver;
+	const char *conf = CONFIG_FILE;
 	struct initramfs i = { 0 };
-	struct stat sc, si;
+	struct stat sc, si, ss;
 	char path[PATH_MAX];
 
 	if (!exists(h, CONFIG_FILE))
@@ -357,14 +358,20 @@ void check_initramfs(struct host *h)
 		    "%s cannot be read", CONFIG_FILE);
 		return;
 	}
+	/* The softdep file goes in too: the newer of the two counts. */
+	snprintf(path, sizeof(path), "%s%s", h->root, SOFTDEP_FILE);
+	if (!stat(path, &ss) && ss.st_mtime > sc.st_mtime) {
+		sc = ss;
+		conf = SOFTDEP_FILE;
+	}
 	when(sc.st_mtime, conf_t, sizeof(conf_t));
 	when(si.st_mtime, image_t, sizeof(image_t));
 	if (sc.st_mtime > si.st_mtime)
 		add(h, "p2pmap.initramfs", DOCTOR_WARN, fix,
 		    "p2pmap is in the initramfs (%s), and %s (%s) is newer than %s (%s): at boot p2pmap loads with the configuration before it",
-		    i.p2pmap, CONFIG_FILE, conf_t, image, image_t);
+		    i.p2pmap, conf, conf_t, image, image_t);
 	else
 		add(h, "p2pmap.initramfs", DOCTOR_OK, NULL,
 		    "p2pmap is in the initramfs (%s), and %s (%s) was built after %s (%s): it holds the saved configuration",
-		    i.p2pmap, image, image_t, CONFIG_FILE, conf_t);
+		    i.p2pmap, image, image_t, conf, conf_t);
 }
