@@ -229,6 +229,7 @@ kv=$(uname -r)
 mkdir -p /lib/modules/$kv/extra /etc/modprobe.d
 cp /modules/p2pmap/p2pmap.ko /modules/p2ptest/p2ptest.ko /lib/modules/$kv/extra/
 cp /tmp/p2pmap.conf /etc/modprobe.d/p2pmap.conf
+cp /tmp/00-p2pmap-softdep.conf /etc/modprobe.d/00-p2pmap-softdep.conf
 /usr/sbin/depmod -a 2>/dev/null
 check "modprobe p2ptest (the GPU driver) with the saved configuration" \
 	/usr/sbin/modprobe p2ptest
