@@ -7,8 +7,8 @@
 #                   one boot of the suites named (tests/check-vm.sh)
 #   make install    CLI, man pages, bash completion, and the module through
 #                   DKMS for every installed kernel with headers
-#   make uninstall  undoes it (leaves /etc/modprobe.d/p2pmap.conf alone;
-#                   refused while a GPU of a mapped link is in use, unless
+#   make uninstall  undoes it (leaves /etc/modprobe.d/p2pmap.conf alone,
+#                   removes 00-p2pmap-softdep.conf beside it; refused while a GPU of a mapped link is in use, unless
 #                   FORCE=1; DRY_RUN=1 says what it would do)
 #   make dkms-src DKMS_SRC=DIR   the DKMS source tree alone, in DIR
 #   make deb        Debian packages p2pmap-dkms and p2pmap in build/deb
@@ -116,7 +116,8 @@ install: user dkms-src
 	@[ -n "$(DESTDIR)" ] || [ ! -f $(MODPROBE_CONF) ] || \
 		user/p2pmap config check $(MODPROBE_CONF) || \
 		echo "install: $(MODPROBE_CONF): the module will skip what is" \
-			"named above at its next load: fix it, or run p2pmap config save"
+			"named above at its next load, or kmod will not load it" \
+			"before the GPU driver: fix it, or run p2pmap config save"
 
 # Unloading the module unmaps every link: first "p2pmap link flush", which
 # lists them and refuses while a process holds a GPU of a mapped link (its
@@ -147,9 +148,13 @@ uninstall:
 		$(DESTDIR)$(COMPLETIONDIR)/p2pmap \
 		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
 	$(if $(DRY_RUN),@echo "would run:") rm -rf $(DESTDIR)$(DATADIR)
+	@# Without p2pmap its softdep file only hides the GPU driver's other
+	@# softdep lines from kmod (the first one read wins): it goes.
+	$(if $(DRY_RUN),@echo "would run:") rm -f $(DESTDIR)/etc/modprobe.d/00-p2pmap-softdep.conf
 	@if [ -e $(DESTDIR)/etc/modprobe.d/p2pmap.conf ]; then \
 		echo "uninstall: left /etc/modprobe.d/p2pmap.conf in place" \
-			"(your links= and softdep configuration)"; \
+			"(your links= configuration; p2pmap config save writes" \
+			"the softdep file again)"; \
 	fi
 
 # The packages, from a copy of the sources (no build outputs, nothing

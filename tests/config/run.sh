@@ -85,4 +85,28 @@ tap $? "--file PATH works too"
 [ $? = 2 ]
 tap $? "a usage error: exit 2"
 
+# A file in a modprobe.d (here ROOT/etc/modprobe.d): the softdep kmod will
+# use, as "p2pmap doctor" judges it.  Proxmox VE's admin guide
+# (qm-pci-passthrough.adoc) leaves "softdep nvidia pre: vfio-pci" in
+# nvidia.conf, which kmod reads before p2pmap.conf, and it uses only that.
+px=$tmp/px/etc/modprobe.d
+mkdir -p "$px"
+printf 'softdep nvidia pre: vfio-pci\n' >"$px/nvidia.conf"
+printf 'softdep nvidia pre: p2pmap\noptions p2pmap drivers=nvidia links=0000:01:00.0>0000:41:00.0\n' >"$px/p2pmap.conf"
+check "$px/p2pmap.conf"
+[ "$(cat "$tmp/rc")" = 1 ] &&
+	grep -qxF "config check: softdep nvidia: kmod uses only the first softdep line for nvidia it reads, \"softdep nvidia pre: vfio-pci\" (/etc/modprobe.d/nvidia.conf line 1), and ignores \"softdep nvidia pre: p2pmap\" (/etc/modprobe.d/p2pmap.conf line 1): at boot nvidia can probe before p2pmap loads, and its DMA allocations can take a peer's BAR addresses (that link then cannot map)" "$tmp/out" &&
+	grep -qxF "  fix: p2pmap config save (it writes /etc/modprobe.d/00-p2pmap-softdep.conf, which kmod reads first, with p2pmap and the modules of every softdep line for nvidia)" "$tmp/out"
+tap $? "softdep hidden by Proxmox's nvidia.conf (read first): exit 1, the line named, the fix"
+printf '# kept from /etc/modprobe.d/nvidia.conf line 1: pre: vfio-pci\nsoftdep nvidia pre: p2pmap vfio-pci\n' >"$px/00-p2pmap-softdep.conf"
+check "$px/p2pmap.conf"
+[ "$(cat "$tmp/rc")" = 0 ] &&
+	grep -qxF "config check: softdep nvidia: ok: \"softdep nvidia pre: p2pmap vfio-pci\" (/etc/modprobe.d/00-p2pmap-softdep.conf line 2) is the first softdep line for nvidia that kmod reads, the only one it uses: modprobe loads p2pmap before nvidia, which then probes with the peers' windows reserved" "$tmp/out"
+tap $? "softdep: config save's merged line, read first: ok"
+printf 'softdep nvidia pre: vfio-pci nvidia-peermem\n' >"$px/nvidia.conf"
+check "$px/p2pmap.conf"
+[ "$(cat "$tmp/rc")" = 1 ] &&
+	grep -qxF "config check: softdep nvidia: \"softdep nvidia pre: p2pmap vfio-pci\" (/etc/modprobe.d/00-p2pmap-softdep.conf line 2) is the softdep line kmod uses for nvidia, and it lacks what another line names: nvidia-peermem (/etc/modprobe.d/nvidia.conf line 1); kmod ignores those lines, so at boot nvidia loads without them" "$tmp/out"
+tap $? "softdep: a stale merge named (exit 1)"
+
 tap_done

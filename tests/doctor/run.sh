@@ -642,13 +642,58 @@ put "$tmp/c/etc/modprobe.d/nvidia.conf" "softdep nvidia post: p2pmap"
 run c2 0 --root "$tmp/c"
 has c2 "warn  p2pmap.softdep: no \"softdep nvidia pre: p2pmap\" in modprobe.d: at boot nvidia can probe before p2pmap loads, and its DMA allocations can take a peer's BAR addresses (that link then cannot map)"
 tap $? "softdep: p2pmap after nvidia (post:) is not before it"
-put "$tmp/c/usr/lib/modprobe.d/p2pmap-nvidia.conf" "softdep  nvidia  pre: nvidia-peermem p2pmap post: x"
+put "$tmp/c/usr/lib/modprobe.d/p2pmap-nvidia.conf" "softdep nvidia pre: nvidia-peermem p2pmap post: x"
 printf 'nvidia\n' >"$tmp/c/etc/initramfs-tools/modules"
 run c3 0 --root "$tmp/c"
-has c3 "ok    p2pmap.softdep: softdep nvidia pre: p2pmap in /usr/lib/modprobe.d/p2pmap-nvidia.conf: modprobe loads p2pmap before nvidia, which then probes with the peers' windows reserved" &&
+has c3 "warn  p2pmap.softdep: kmod uses only the first softdep line for nvidia it reads, \"softdep nvidia post: p2pmap\" (/etc/modprobe.d/nvidia.conf line 1), and ignores \"softdep nvidia pre: nvidia-peermem p2pmap post: x\" (/usr/lib/modprobe.d/p2pmap-nvidia.conf line 1): at boot nvidia can probe before p2pmap loads, and its DMA allocations can take a peer's BAR addresses (that link then cannot map)" &&
 	has c3 "warn  p2pmap.initramfs: nvidia is loaded from the initramfs (/etc/initramfs-tools/modules) and p2pmap is not: nvidia probes before p2pmap can reserve the peers' windows" &&
 	has c3 "      fix: add p2pmap to /etc/initramfs-tools/modules, then update-initramfs -u"
-tap $? "softdep from /usr/lib/modprobe.d among other modules; nvidia in the initramfs without p2pmap"
+tap $? "softdep: a line in /usr/lib/modprobe.d that loads p2pmap, hidden by nvidia.conf's (name order); nvidia in the initramfs without p2pmap"
+rm "$tmp/c/etc/modprobe.d/nvidia.conf"
+put "$tmp/c/usr/lib/modprobe.d/p2pmap-nvidia.conf" "softdep nvidia  pre: nvidia-peermem p2pmap post: x"
+run c3b 0 --root "$tmp/c"
+has c3b "warn  p2pmap.softdep: no \"softdep nvidia pre: p2pmap\" in modprobe.d: at boot nvidia can probe before p2pmap loads, and its DMA allocations can take a peer's BAR addresses (that link then cannot map)"
+tap $? "softdep: two spaces after the module's name, and kmod reads no \"pre:\" (kmod_config_add_softdep()): not before it"
+put "$tmp/c/usr/lib/modprobe.d/p2pmap-nvidia.conf" "softdep nvidia pre: nvidia-peermem p2pmap post: x"
+run c3c 0 --root "$tmp/c"
+has c3c "ok    p2pmap.softdep: \"softdep nvidia pre: nvidia-peermem p2pmap post: x\" (/usr/lib/modprobe.d/p2pmap-nvidia.conf line 1) is the first softdep line for nvidia that kmod reads, the only one it uses: modprobe loads p2pmap before nvidia, which then probes with the peers' windows reserved"
+tap $? "softdep from /usr/lib/modprobe.d among other modules"
+
+# Proxmox VE's admin guide (qm-pci-passthrough.adoc) has passthrough users
+# write "softdep nvidia pre: vfio-pci" in /etc/modprobe.d/nvidia.conf: kmod
+# reads it before p2pmap.conf and uses only the first softdep line.
+after "$tmp/px"
+put "$tmp/px/etc/modprobe.d/nvidia.conf" "softdep nvidia pre: vfio-pci"
+run px 0 --root "$tmp/px"
+has px "warn  p2pmap.softdep: kmod uses only the first softdep line for nvidia it reads, \"softdep nvidia pre: vfio-pci\" (/etc/modprobe.d/nvidia.conf line 1), and ignores \"softdep nvidia pre: p2pmap\" (/etc/modprobe.d/p2pmap.conf line 3): at boot nvidia can probe before p2pmap loads, and its DMA allocations can take a peer's BAR addresses (that link then cannot map)" &&
+	has px "      fix: p2pmap config save (it writes /etc/modprobe.d/00-p2pmap-softdep.conf, which kmod reads first, with p2pmap and the modules of every softdep line for nvidia)"
+tap $? "softdep as Proxmox VE's guide leaves it: nvidia.conf's line hides p2pmap.conf's, named with its fix"
+# What "config save" writes then (tests/unit/test_config.c renders it).
+put "$tmp/px/etc/modprobe.d/00-p2pmap-softdep.conf" "# Written by \"p2pmap config save\" on 2026-11-30T10:00:00Z. Loaded by modprobe.
+# kmod uses only the first \"softdep DRIVER\" line it reads, and reads
+# this file first (modprobe.d files go by name): each line loads p2pmap
+# before the GPU driver and keeps the modules of the driver's other lines.
+# kept from /etc/modprobe.d/nvidia.conf line 1: pre: vfio-pci
+softdep nvidia pre: p2pmap vfio-pci"
+run px2 0 --root "$tmp/px"
+has px2 "ok    p2pmap.softdep: \"softdep nvidia pre: p2pmap vfio-pci\" (/etc/modprobe.d/00-p2pmap-softdep.conf line 6) is the first softdep line for nvidia that kmod reads, the only one it uses: modprobe loads p2pmap before nvidia, which then probes with the peers' windows reserved" &&
+	has px2 "warn  p2pmap.initramfs: p2pmap is in the initramfs (/etc/initramfs-tools/modules), and /etc/modprobe.d/00-p2pmap-softdep.conf ($(date -u -r "$tmp/px/etc/modprobe.d/00-p2pmap-softdep.conf" '+%Y-%m-%d %H:%M UTC')) is newer than /boot/initrd.img-6.12.57+deb13-amd64 (2026-11-30 10:05 UTC): at boot p2pmap loads with the configuration before it"
+tap $? "softdep: config save's merged line, read first, keeps vfio-pci: ok; the initramfs older than it"
+put "$tmp/px/etc/modprobe.d/nvidia-install.conf" "install nvidia /sbin/modprobe nvidia-peermem; /sbin/modprobe --ignore-install nvidia"
+run px2i 0 --root "$tmp/px"
+has px2i "warn  p2pmap.softdep: \"softdep nvidia pre: p2pmap vfio-pci\" (/etc/modprobe.d/00-p2pmap-softdep.conf line 6) is the first softdep line for nvidia that kmod reads, and it loads p2pmap first; but kmod ignores the \"install nvidia\" command of /etc/modprobe.d/nvidia-install.conf line 1 while a softdep line with modules applies (it inserts nvidia itself)"
+tap $? "softdep: an install command for the driver, which kmod ignores once a softdep line applies, named"
+rm "$tmp/px/etc/modprobe.d/nvidia-install.conf"
+put "$tmp/px/etc/modprobe.d/00-p2pmap-softdep.conf" "softdep nvidia pre: p2pmap"
+put "$tmp/px/etc/modprobe.d/nvidia.conf" "softdep nvidia pre: vfio-pci post: nvidia_uvm"
+run px3 0 --root "$tmp/px"
+has px3 "warn  p2pmap.softdep: \"softdep nvidia pre: p2pmap\" (/etc/modprobe.d/00-p2pmap-softdep.conf line 1) is the softdep line kmod uses for nvidia, and it lacks what another line names: vfio-pci (/etc/modprobe.d/nvidia.conf line 1), nvidia_uvm (/etc/modprobe.d/nvidia.conf line 1); kmod ignores those lines, so at boot nvidia loads without them" &&
+	has px3 "      fix: p2pmap config save (it merges the modules of every softdep line for nvidia into its own)"
+tap $? "softdep: a stale merge (a module another line names, added since config save) named, with its fix"
+put "$tmp/px/etc/modprobe.d/0-vfio.conf" "softdep nvidia pre: vfio-pci"
+run px4 0 --root "$tmp/px"
+has px4 "      fix: rename /etc/modprobe.d/0-vfio.conf to sort after 00-p2pmap-softdep.conf (kmod reads modprobe.d files by name), then p2pmap config save"
+tap $? "softdep: a file that sorts before config save's own: rename it"
 rm -r "$tmp/c/etc/initramfs-tools"
 put "$tmp/c/etc/dracut.conf.d/p2pmap.conf" 'add_drivers+=" p2pmap "'
 put "$tmp/c/boot/initramfs-6.12.57+deb13-amd64.img" ""

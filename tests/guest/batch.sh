@@ -54,7 +54,8 @@ reset_machine() {
 		[ -e "$d/driver_override" ] && echo >"$d/driver_override"
 	done
 	echo 1 >/sys/bus/pci/rescan
-	rm -rf /etc/modprobe.d/p2pmap.conf "/lib/modules/$(uname -r)/extra"
+	rm -rf /etc/modprobe.d/p2pmap.conf /etc/modprobe.d/00-p2pmap-softdep.conf \
+		"/lib/modules/$(uname -r)/extra"
 	echo 0 >"$TRACE/tracing_on" 2>/dev/null
 	echo 0 >"$TRACE/events/enable" 2>/dev/null
 	echo >"$TRACE/trace" 2>/dev/null

@@ -155,8 +155,8 @@ expect "C back on p2ptest: C->A works" "$(peer_read $C $A)" $ID
 # --- persistence: config save, then a load as modprobe does it at boot
 p2pmap config save --file /tmp/p2pmap.conf >/dev/null
 sed 's/^/# conf: /' /tmp/p2pmap.conf
-check "config save writes the softdep before the driver" \
-	grep -q '^softdep p2ptest pre: p2pmap$' /tmp/p2pmap.conf
+check "config save writes the softdep before the driver (in the file kmod reads first)" \
+	grep -qx 'softdep p2ptest pre: p2pmap' /tmp/00-p2pmap-softdep.conf
 check "config save writes the policy and the links" \
 	grep -q "^options p2pmap drivers=p2ptest .*links=.*$A>$B" /tmp/p2pmap.conf
 expect "config show prints the file" "$(p2pmap config show --file /tmp/p2pmap.conf)" \
@@ -229,6 +229,7 @@ kv=$(uname -r)
 mkdir -p /lib/modules/$kv/extra /etc/modprobe.d
 cp /modules/p2pmap/p2pmap.ko /modules/p2ptest/p2ptest.ko /lib/modules/$kv/extra/
 cp /tmp/p2pmap.conf /etc/modprobe.d/p2pmap.conf
+cp /tmp/00-p2pmap-softdep.conf /etc/modprobe.d/00-p2pmap-softdep.conf
 /usr/sbin/depmod -a 2>/dev/null
 check "modprobe p2ptest (the GPU driver) with the saved configuration" \
 	/usr/sbin/modprobe p2ptest

@@ -12,7 +12,7 @@
 
 #define WHEN "2023-11-14T22:13:20+00:00"
 #define HEAD "# Written by \"p2pmap config save\" on " WHEN ". Loaded by modprobe.\n" \
-	"# p2pmap loads before the GPU driver, so links are mapped from its first bind.\n"
+	"# p2pmap loads before the GPU driver (00-p2pmap-softdep.conf), so links are mapped from its first bind.\n"
 
 static struct p2pmap_link mklink(const char *i, const char *t, uint32_t mask)
 {
@@ -55,22 +55,18 @@ static void test_render(void)
 	};
 
 	render_check(&def, links, 1,
-		     HEAD "softdep nvidia pre: p2pmap\n"
-		     "options p2pmap drivers=nvidia links=0000:01:00.0>0000:41:00.0\n",
-		     "config: default policy, one link");
+		     HEAD "options p2pmap drivers=nvidia links=0000:01:00.0>0000:41:00.0\n",
+		     "config: default policy, one link (the softdep is in its own file)");
 	render_check(&all, links, 3,
-		     HEAD "softdep nvidia pre: p2pmap\n"
-		     "softdep nouveau pre: p2pmap\n"
-		     "options p2pmap drivers=nvidia,nouveau vendors=10de classes=0302 numa_nodes=0,1 "
+		     HEAD "options p2pmap drivers=nvidia,nouveau vendors=10de classes=0302 numa_nodes=0,1 "
 		     "links=0000:01:00.0>0000:41:00.0,0000:41:00.0>0000:01:00.0/0x2,0000:41:00.0>0000:02:00.0\n",
-		     "config: every filter, a softdep per driver, a BAR mask");
+		     "config: every filter, a BAR mask");
 	render_check(&def, NULL, 0,
-		     HEAD "softdep nvidia pre: p2pmap\n"
-		     "options p2pmap drivers=nvidia\n",
+		     HEAD "options p2pmap drivers=nvidia\n",
 		     "config: no links, no links=");
 	render_check(&none, NULL, 0,
 		     HEAD "options p2pmap drivers=\n",
-		     "config: an empty allowlist is written, no softdep");
+		     "config: an empty allowlist is written");
 }
 
 static char *slurp(const char *path)
@@ -152,9 +148,87 @@ static void test_merge(void)
 	free(buf);
 }
 
+/* ROOT/REL := TEXT, directories made. */
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[512], *s;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	for (s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+#define SOFTDEP_HEAD "# Written by \"p2pmap config save\" on " WHEN ". Loaded by modprobe.\n" \
+	"# kmod uses only the first \"softdep DRIVER\" line it reads, and reads\n" \
+	"# this file first (modprobe.d files go by name): each line loads p2pmap\n" \
+	"# before the GPU driver and keeps the modules of the driver's other lines.\n"
+
+static void softdep_check(const char *root, const char *drivers,
+			  const char *want, const char *desc)
+{
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+	int rc = config_render_softdep(f, drivers, root, "6.12.57+deb13-amd64",
+				       "/etc/modprobe.d/00-p2pmap-softdep.conf",
+				       WHEN);
+
+	fclose(f);
+	if (!tap_ok(!rc && !strcmp(got, want), "%s", desc))
+		printf("# got:\n%s# want:\n%s", got, want);
+	free(got);
+}
+
+/*
+ * The softdep file on a host shaped as Proxmox VE's admin guide
+ * (qm-pci-passthrough.adoc) leaves it: "softdep nvidia pre: vfio-pci" in
+ * /etc/modprobe.d/nvidia.conf, which kmod reads before p2pmap.conf.
+ */
+static void test_softdep(void)
+{
+	char root[] = "/tmp/p2pmap-softdep-XXXXXX", cmd[64];
+
+	if (!mkdtemp(root)) {
+		tap_ok(false, "mkdtemp");
+		return;
+	}
+	put(root, "/etc/modprobe.d/nvidia.conf", "softdep nvidia pre: vfio-pci\n");
+	put(root, "/etc/modprobe.d/p2pmap.conf",
+	    "softdep nvidia pre: p2pmap\noptions p2pmap drivers=nvidia\n");
+	softdep_check(root, "nvidia", SOFTDEP_HEAD
+		      "# kept from /etc/modprobe.d/nvidia.conf line 1: pre: vfio-pci\n"
+		      "softdep nvidia pre: p2pmap vfio-pci\n",
+		      "softdep: Proxmox's vfio-pci kept after p2pmap, its origin said");
+	put(root, "/etc/modprobe.d/00-p2pmap-softdep.conf",
+	    "softdep nvidia pre: p2pmap gone\n");
+	put(root, "/usr/lib/modprobe.d/nvidia-x.conf",
+	    "softdep nvidia_x pre: no\nsoftdep nvidia pre: vfio_pci \\\n  nvidia-peermem post: nvidia-uvm p2pmap\n");
+	put(root, "/lib/modules/6.12.57+deb13-amd64/modules.softdep",
+	    "softdep nvidia pre: ecdh_generic\n");
+	softdep_check(root, "nvidia,nouveau", SOFTDEP_HEAD
+		      "# kept from /lib/modules/6.12.57+deb13-amd64/modules.softdep line 1: pre: ecdh_generic\n"
+		      "# kept from /usr/lib/modprobe.d/nvidia-x.conf line 2: pre: vfio_pci nvidia-peermem post: nvidia-uvm\n"
+		      "softdep nvidia pre: p2pmap ecdh_generic vfio_pci nvidia-peermem post: nvidia-uvm\n"
+		      "softdep nouveau pre: p2pmap\n",
+		      "softdep: every line merged in kmod's order ('-' and '_' alike, continued lines, modules.softdep), its own old line not, a line per driver");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	if (system(cmd))
+		tap_ok(false, "rm -rf");
+}
+
 int main(void)
 {
 	test_render();
+	test_softdep();
 	test_write();
 	test_merge();
 	return tap_done();

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@
 #include "format.h"
 #include "link.h"
 #include "modprobe_check.h"
+#include "modprobe_softdep.h"
+#include "softdep_verdict.h"
 #include "policy.h"
 
 #define CONFIG_USAGE "usage: p2pmap config save [--file PATH] [--dry-run] [--force] | config show [--file PATH] | config check [--file PATH | PATH] | config apply [--file PATH] [--dry-run] [--force]"
@@ -109,6 +112,72 @@ static int read_old(const char *path, char **text, unsigned int *links)
 	return 0;
 }
 
+/*
+ * The softdep file beside @path, and the root whose modprobe.d that is
+ * ("" for this host's /etc/modprobe.d): the lines kmod sees there are
+ * merged into it.
+ */
+static void softdep_paths(const char *path, char *file, size_t flen,
+			  char *root, size_t rlen)
+{
+	const char *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path) : 1;
+	size_t elen = strlen("/etc/modprobe.d");
+
+	snprintf(file, flen, "%.*s/%s", dlen, slash ? path : ".",
+		 SOFTDEP_FILE_NAME);
+	if ((size_t)dlen >= elen &&
+	    !strncmp(path + dlen - elen, "/etc/modprobe.d", elen))
+		snprintf(root, rlen, "%.*s", (int)(dlen - elen), path);
+	else
+		snprintf(root, rlen, "/nonexistent");
+}
+
+/* Write (or with @dry_run show) the softdep file for @drivers. */
+static int save_softdep(const char *path, const char *drivers,
+			const char *when, bool dry_run)
+{
+	char file[PATH_MAX + 32], root[PATH_MAX], *text = NULL, *old = NULL;
+	size_t len = 0, cap = 0;
+	struct utsname u;
+	FILE *f;
+	int err;
+
+	softdep_paths(path, file, sizeof(file), root, sizeof(root));
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	err = config_render_softdep(f, drivers, root,
+				    !root[0] && !uname(&u) ? u.release : NULL,
+				    strcmp(root, "/nonexistent") ?
+				    SOFTDEP_FILE : file, when);
+	if (fclose(f) || err) {
+		free(text);
+		return -ENOMEM;
+	}
+	if (dry_run) {
+		f = fopen(file, "r");
+		if (!f || getdelim(&old, &cap, '\0', f) < 0) {
+			free(old);
+			old = NULL;
+		}
+		if (f)
+			fclose(f);
+		config_diff(stdout, old, text);
+		free(old);
+	} else {
+		err = config_write(file, text, len);
+		if (err)
+			fprintf(stderr, "p2pmap: config save: %s: %s\n", file,
+				strerror(-err));
+		else
+			printf("config save: wrote %s (kmod reads it first: p2pmap loads before %s)\n",
+			       file, drivers);
+	}
+	free(text);
+	return err;
+}
+
 struct save_opts {
 	const char *path;
 	bool dry_run, force;
@@ -169,6 +238,7 @@ static int config_save(const struct save_opts *o)
 		goto out;
 	}
 	if (o->dry_run) {
+		save_softdep(o->path, p.drivers, when, true);
 		if (!config_diff(stdout, old, text))
 			printf("config save: %s would not change\n", o->path);
 		else
@@ -200,7 +270,8 @@ static int config_save(const struct save_opts *o)
 	if (bak[0])
 		printf("; the previous file is %s", bak);
 	putchar('\n');
-	ret = EXIT_OK;
+	err = save_softdep(o->path, p.drivers, when, false);
+	ret = err ? cmd_exit_errno(err) : EXIT_OK;
 out:
 	free(block);
 	free(text);
@@ -234,14 +305,59 @@ static int config_show(const char *path)
 }
 
 /*
+ * A file in a modprobe.d that kmod reads (this host's, or ROOT/etc's): is
+ * p2pmap loaded before each driver of @drivers (NULL: the module's
+ * default)?  Judged on the softdep line kmod really uses, as doctor does.
+ * Returns how many are not.
+ */
+static unsigned int check_softdep(const char *path, const char *drivers)
+{
+	char file[PATH_MAX + 32], root[PATH_MAX], kver[128] = "", *copy, *drv;
+	char text[3 * PATH_MAX + 8192], fix[PATH_MAX + 512], *save = NULL;
+	struct softdep_verdict v;
+	unsigned int bad = 0;
+	struct utsname u;
+	FILE *f;
+
+	softdep_paths(path, file, sizeof(file), root, sizeof(root));
+	if (!strcmp(root, "/nonexistent"))
+		return 0;
+	snprintf(file, sizeof(file), "%s/proc/sys/kernel/osrelease", root);
+	f = fopen(file, "r");
+	if (f && fgets(kver, sizeof(kver), f))
+		kver[strcspn(kver, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	if (!root[0] && !uname(&u))
+		snprintf(kver, sizeof(kver), "%s", u.release);
+	copy = strdup(drivers ? drivers : "nvidia");
+	for (drv = copy ? strtok_r(copy, ",", &save) : NULL; drv;
+	     drv = strtok_r(NULL, ",", &save)) {
+		if (softdep_judge(root, kver[0] ? kver : NULL, drv, &v))
+			break;
+		softdep_verdict_text(&v, drv, text, sizeof(text), fix,
+				     sizeof(fix));
+		printf("config check: softdep %s: %s%s\n", drv,
+		       v.state == SOFTDEP_OK ? "ok: " : "", text);
+		if (fix[0])
+			printf("  fix: %s\n", fix);
+		bad += v.state != SOFTDEP_OK;
+	}
+	free(copy);
+	return bad;
+}
+
+/*
  * The file as modprobe and the module will read it at the next boot: exit
  * 0 when the module would use every part of it, 1 when it would skip one
- * (each named with its line) or the file cannot be read.
+ * (each named with its line), the file cannot be read, or (in a
+ * modprobe.d) kmod would not load p2pmap before a driver of its policy.
  */
 static int config_check(const char *path)
 {
 	struct modprobe_check res;
 	FILE *f = fopen(path, "r");
+	unsigned int late;
 	int rc;
 
 	if (!f) {
@@ -250,13 +366,15 @@ static int config_check(const char *path)
 		return EXIT_FAILED;
 	}
 	rc = modprobe_check(f, path, stdout, &res);
-	modprobe_check_free(&res);
 	fclose(f);
 	if (rc) {
+		modprobe_check_free(&res);
 		fprintf(stderr, "p2pmap: config check: %s: cannot be read\n",
 			path);
 		return EXIT_FAILED;
 	}
+	late = check_softdep(path, res.policy_bad ? NULL : res.policy[0]);
+	modprobe_check_free(&res);
 	if (!res.options_lines)
 		printf("config check: %s: no \"options p2pmap\" line: the module loads with its defaults\n",
 		       path);
@@ -267,7 +385,7 @@ static int config_check(const char *path)
 	else
 		printf("config check: %s: ok (%u link%s)\n", path, res.links,
 		       res.links == 1 ? "" : "s");
-	return res.problems ? EXIT_FAILED : EXIT_OK;
+	return res.problems || late ? EXIT_FAILED : EXIT_OK;
 }
 
 int cmd_config(int argc, char **argv)

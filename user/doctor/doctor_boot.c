@@ -16,6 +16,7 @@
 
 #include "doctor_int.h"
 #include "link_sysfs.h"
+#include "softdep_verdict.h"
 
 #ifndef P2PMAP_VERSION
 #define P2PMAP_VERSION "VERSION"
@@ -184,90 +185,29 @@ void check_dkms(struct host *h)
 		    text, osrel);
 }
 
-/* A module name as modprobe compares them ('-' and '_' alike). */
-static bool same_module(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (*a != *b && !(strchr("-_", *a) && strchr("-_", *b)))
-			return false;
-	return !*a && !*b;
-}
-
-/* "softdep MOD pre: ... p2pmap ..." for @driver in one modprobe.d file? */
-static bool softdep_in(const char *path, const char *driver)
-{
-	char line[1024], *tok, *save;
-	bool found = false, pre;
-	FILE *f = fopen(path, "r");
-
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		tok = strtok_r(line, " \t\n", &save);
-		if (!tok || strcmp(tok, "softdep"))
-			continue;
-		tok = strtok_r(NULL, " \t\n", &save);
-		if (!tok || !same_module(tok, driver))
-			continue;
-		pre = false;
-		while ((tok = strtok_r(NULL, " \t\n", &save))) {
-			if (!strcmp(tok, "pre:"))
-				pre = true;
-			else if (!strcmp(tok, "post:"))
-				pre = false;
-			else if (pre && !strcmp(tok, "p2pmap"))
-				found = true;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /*
- * "p2pmap config save" writes "softdep DRIVER pre: p2pmap" for each
- * driver of the policy: modprobe then loads p2pmap, with its options,
- * before the GPU driver, so that p2pmap reserves the other host bridges'
- * windows before the driver's first probe (README, Boot integration).
- * Where modprobe reads: /etc, /run, /lib and /usr/lib's modprobe.d.
+ * "p2pmap config save" writes SOFTDEP_FILE, whose "softdep DRIVER pre:
+ * p2pmap ..." line kmod reads first: modprobe then loads p2pmap, with its
+ * options, before the GPU driver, so that p2pmap reserves the other host
+ * bridges' windows before the driver's first probe (README, Boot
+ * integration).  kmod uses only that first line (softdep_verdict.h): one
+ * it reads earlier hides ours, and ours must keep the others' modules.
  */
 void check_softdep(struct host *h)
 {
-	static const char * const dirs[] = {
-		"/etc/modprobe.d", "/run/modprobe.d", "/lib/modprobe.d",
-		"/usr/lib/modprobe.d",
-	};
-	char path[PATH_MAX + 300], where[PATH_MAX + 300] = "";
+	char osrel[128], text[3 * PATH_MAX + 8192], fix[PATH_MAX + 512];
 	const char *drv = h->want->driver;
-	struct dirent **names;
-	size_t d;
-	int n, i;
+	struct softdep_verdict v;
 
-	if (!exists(h, CONFIG_FILE))
+	if (!exists(h, CONFIG_FILE) && !exists(h, SOFTDEP_FILE))
 		return;
-	for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]) && !where[0]; d++) {
-		n = list(h, dirs[d], &names);
-		for (i = 0; i < n && !where[0]; i++) {
-			const char *e = names[i]->d_name;
-			size_t l = strlen(e);
-
-			if (l < 6 || strcmp(e + l - 5, ".conf"))
-				continue;
-			snprintf(path, sizeof(path), "%s%s/%s", h->root, dirs[d],
-				 e);
-			if (softdep_in(path, drv))
-				snprintf(where, sizeof(where), "%s/%s", dirs[d],
-					 e);
-		}
-		list_free(names, n);
-	}
-	if (where[0])
-		add(h, "p2pmap.softdep", DOCTOR_OK, NULL,
-		    "softdep %s pre: p2pmap in %s: modprobe loads p2pmap before %s, which then probes with the peers' windows reserved",
-		    drv, where, drv);
-	else
-		add(h, "p2pmap.softdep", DOCTOR_WARN,
-		    "p2pmap config save (it writes a softdep for each driver of the policy)",
-		    "no \"softdep %s pre: p2pmap\" in modprobe.d: at boot %s can probe before p2pmap loads, and its DMA allocations can take a peer's BAR addresses (that link then cannot map)",
-		    drv, drv);
+	if (softdep_judge(h->root, rd(h, osrel, sizeof(osrel),
+				      "/proc/sys/kernel/osrelease") ?
+			  osrel : NULL, drv, &v))
+		return;
+	softdep_verdict_text(&v, drv, text, sizeof(text), fix, sizeof(fix));
+	add(h, "p2pmap.softdep", v.state == SOFTDEP_OK ? DOCTOR_OK : DOCTOR_WARN,
+	    fix[0] ? fix : NULL, "%s", text);
 }
 
 /* Is @module named in an initramfs-tools or dracut configuration? */
@@ -281,7 +221,7 @@ static void note(struct initramfs *i, const char *word, const char *driver,
 {
 	if (!strcmp(word, "p2pmap") && !i->p2pmap[0])
 		snprintf(i->p2pmap, sizeof(i->p2pmap), "%s", where);
-	if (same_module(word, driver) && !i->gpu[0])
+	if (softdep_same_module(word, driver) && !i->gpu[0])
 		snprintf(i->gpu, sizeof(i->gpu), "%s", where);
 }
 
@@ -363,8 +303,9 @@ void check_initramfs(struct host *h)
 {
 	char osrel[128], image[200], conf_t[32], image_t[32], fix[64];
 	const char *drv = h->want->driver;
+	const char *conf = CONFIG_FILE;
 	struct initramfs i = { 0 };
-	struct stat sc, si;
+	struct stat sc, si, ss;
 	char path[PATH_MAX];
 
 	if (!exists(h, CONFIG_FILE))
@@ -417,14 +358,20 @@ void check_initramfs(struct host *h)
 		    "%s cannot be read", CONFIG_FILE);
 		return;
 	}
+	/* The softdep file goes in too: the newer of the two counts. */
+	snprintf(path, sizeof(path), "%s%s", h->root, SOFTDEP_FILE);
+	if (!stat(path, &ss) && ss.st_mtime > sc.st_mtime) {
+		sc = ss;
+		conf = SOFTDEP_FILE;
+	}
 	when(sc.st_mtime, conf_t, sizeof(conf_t));
 	when(si.st_mtime, image_t, sizeof(image_t));
 	if (sc.st_mtime > si.st_mtime)
 		add(h, "p2pmap.initramfs", DOCTOR_WARN, fix,
 		    "p2pmap is in the initramfs (%s), and %s (%s) is newer than %s (%s): at boot p2pmap loads with the configuration before it",
-		    i.p2pmap, CONFIG_FILE, conf_t, image, image_t);
+		    i.p2pmap, conf, conf_t, image, image_t);
 	else
 		add(h, "p2pmap.initramfs", DOCTOR_OK, NULL,
 		    "p2pmap is in the initramfs (%s), and %s (%s) was built after %s (%s): it holds the saved configuration",
-		    i.p2pmap, image, image_t, CONFIG_FILE, conf_t);
+		    i.p2pmap, image, image_t, conf, conf_t);
 }

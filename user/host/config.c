@@ -8,26 +8,17 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "modprobe_softdep.h"
 
 void config_render(FILE *f, const struct p2pmap_policy *p,
 		   const struct p2pmap_link *links, size_t n,
 		   const char *when)
 {
-	const char *s = p->drivers, *comma;
-	size_t i, len;
+	size_t i;
 
 	fprintf(f, "# Written by \"p2pmap config save\" on %s. Loaded by modprobe.\n",
 		when);
-	fprintf(f, "# p2pmap loads before the GPU driver, so links are mapped from its first bind.\n");
-	while (*s) {
-		comma = strchr(s, ',');
-		len = comma ? (size_t)(comma - s) : strlen(s);
-		if (len)
-			fprintf(f, "softdep %.*s pre: p2pmap\n", (int)len, s);
-		if (!comma)
-			break;
-		s = comma + 1;
-	}
+	fprintf(f, "# p2pmap loads before the GPU driver (" SOFTDEP_FILE_NAME "), so links are mapped from its first bind.\n");
 	fprintf(f, "options p2pmap drivers=%s", p->drivers);
 	if (p->vendors[0])
 		fprintf(f, " vendors=%s", p->vendors);
@@ -43,6 +34,90 @@ void config_render(FILE *f, const struct p2pmap_policy *p,
 			fprintf(f, "/0x%x", links[i].bar_mask);
 	}
 	fputc('\n', f);
+}
+
+/*
+ * Add @l's modules not yet in @m (p2pmap is already first in pre:), and
+ * say where they came from.
+ */
+static void merge_line(struct softdep_line *m, const struct softdep_line *l,
+		       FILE *f)
+{
+	char said[2][1024] = { "", "" };
+	size_t n[2] = { 0, 0 };
+	unsigned int i, *cnt;
+	int pre;
+
+	for (pre = 1; pre >= 0; pre--) {
+		for (i = 0; i < (pre ? l->npre : l->npost); i++) {
+			const char *mod = pre ? l->pre[i] : l->post[i];
+
+			cnt = pre ? &m->npre : &m->npost;
+			if (softdep_same_module(mod, "p2pmap") ||
+			    softdep_names(m, true, mod) ||
+			    softdep_names(m, false, mod) ||
+			    *cnt == SOFTDEP_MODS)
+				continue;
+			snprintf(pre ? m->pre[*cnt] : m->post[*cnt],
+				 SOFTDEP_NAME_LEN, "%s", mod);
+			(*cnt)++;
+			n[pre] += snprintf(said[pre] + n[pre],
+					   n[pre] < sizeof(said[pre]) ?
+					   sizeof(said[pre]) - n[pre] : 0,
+					   " %s", mod);
+		}
+	}
+	if (n[0] || n[1])
+		fprintf(f, "# kept from %s line %u:%s%s%s%s\n", l->file,
+			l->line, n[1] ? " pre:" : "", said[1],
+			n[0] ? " post:" : "", said[0]);
+}
+
+static int render_driver(FILE *f, const char *driver, const char *root,
+			 const char *kver, const char *own)
+{
+	struct softdep_line *m = calloc(1, sizeof(*m));
+	struct softdep_view v;
+	unsigned int i;
+	size_t k;
+
+	if (!m || softdep_scan(root, kver, driver, &v)) {
+		free(m);
+		return -1;
+	}
+	snprintf(m->pre[m->npre++], SOFTDEP_NAME_LEN, "p2pmap");
+	for (k = 0; k < v.n; k++)
+		if (strcmp(v.line[k].file, own))
+			merge_line(m, &v.line[k], f);
+	fprintf(f, "softdep %s pre:", driver);
+	for (i = 0; i < m->npre; i++)
+		fprintf(f, " %s", m->pre[i]);
+	if (m->npost)
+		fputs(" post:", f);
+	for (i = 0; i < m->npost; i++)
+		fprintf(f, " %s", m->post[i]);
+	fputc('\n', f);
+	softdep_view_free(&v);
+	free(m);
+	return 0;
+}
+
+int config_render_softdep(FILE *f, const char *drivers, const char *root,
+			  const char *kver, const char *own, const char *when)
+{
+	char *copy = strdup(drivers), *drv, *save = NULL;
+	int ret = copy ? 0 : -1;
+
+	fprintf(f, "# Written by \"p2pmap config save\" on %s. Loaded by modprobe.\n",
+		when);
+	fprintf(f, "# kmod uses only the first \"softdep DRIVER\" line it reads, and reads\n"
+		   "# this file first (modprobe.d files go by name): each line loads p2pmap\n"
+		   "# before the GPU driver and keeps the modules of the driver's other lines.\n");
+	for (drv = copy ? strtok_r(copy, ",", &save) : NULL; drv && !ret;
+	     drv = strtok_r(NULL, ",", &save))
+		ret = render_driver(f, drv, root, kver, own);
+	free(copy);
+	return ret;
 }
 
 /* fsync the directory holding @path, so that the rename is durable. */

@@ -13,8 +13,7 @@
 #define CONFIG_DEFAULT_PATH	"/etc/modprobe.d/p2pmap.conf"
 
 /*
- * Write the file (pure): two comment lines naming @when (ISO-8601), a
- * "softdep DRIVER pre: p2pmap" line per driver of the allowlist, and an
+ * Write the file (pure): two comment lines naming @when (ISO-8601) and an
  * "options p2pmap" line with drivers= (always: "" differs from the
  * module's default), then vendors=, classes=, numa_nodes= and links= when
  * not empty.  Links are "A>B", or "A>B/0x3" for a mask other than
@@ -23,6 +22,19 @@
 void config_render(FILE *f, const struct p2pmap_policy *p,
 		   const struct p2pmap_link *links, size_t n,
 		   const char *when);
+
+/*
+ * The softdep file (SOFTDEP_FILE, beside the options file): kmod uses
+ * only the first "softdep DRIVER" line it reads, and reads this file
+ * before the usual names (modprobe_softdep.h), so for each driver of
+ * @drivers (comma-separated) it holds one "softdep DRIVER pre: p2pmap
+ * ..." line that keeps the pre: and post: modules of every other line
+ * kmod sees for the driver (softdep_scan(@root, @kver); lines of @own,
+ * the file itself, skipped), a comment naming where each came from.
+ * Returns 0, or -1 when out of memory.
+ */
+int config_render_softdep(FILE *f, const char *drivers, const char *root,
+			  const char *kver, const char *own, const char *when);
 
 /*
  * Replace @path with @len bytes of @text atomically: write @path.tmp,
