@@ -34,6 +34,9 @@
  *	           CUDA_DISABLE_JIT=1 in the environment gives 223
  *	           JIT_COMPILATION_DISABLED (cuda.h: "To disable JIT entirely,
  *	           set the environment variable CUDA_DISABLE_JIT=1")
+ *	  unload=crash|hang  unloading the library (dlclose, or exit())
+ *	           crashes (SIGSEGV) or never returns, after its log line: a
+ *	           driver whose teardown goes wrong once the work is done
  *	  numa=N,N,...  each GPU's NUMA node, in list order (default all 0):
  *	           direct copies between nodes run at the cross-socket rate
  *	A rule may name a path after the operation, "A->B[:w|:r]@PATH":
@@ -92,6 +95,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,6 +240,7 @@ typedef struct {
 static struct {
 	pthread_mutex_t lock;
 	int parsed, ndevs, initialized, init_result, jit_result, sticky;
+	int unload;			/* rule unload=: 1 crash, 2 hang */
 	char busid[MAX_DEVS][32];
 	int nvis, vis[MAX_DEVS];	/* ordinal -> physical */
 	int node[MAX_DEVS];		/* NUMA node, rule numa= */
@@ -269,6 +274,10 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 	}
 	if (klen == 3 && !strncmp(key, "jit", 3)) {
 		st.jit_result = atoi(val);
+		return;
+	}
+	if (klen == 6 && !strncmp(key, "unload", 6)) {
+		st.unload = !strcmp(val, "crash") ? 1 : !strcmp(val, "hang") ? 2 : 0;
 		return;
 	}
 	if (klen == 4 && !strncmp(key, "numa", 4)) {
@@ -1666,8 +1675,9 @@ __attribute__((destructor)) static void stub_report(void)
 	int modules = 0, ipc = 0, maps = 0, handles = 0;
 	FILE *f;
 
+	parse();
 	if (!log || !(f = fopen(log, "a")))
-		return;
+		goto teardown;
 	for (i = 0; i < MAX_ALLOCS; i++) {
 		allocs += st.allocs[i].p && st.allocs[i].kind == K_ALLOC;
 		ipc += st.allocs[i].p && st.allocs[i].kind == K_IPC;
@@ -1690,4 +1700,9 @@ __attribute__((destructor)) static void stub_report(void)
 		allocs, ctxs, peers, streams, events, st.peer_copies,
 		st.staged, modules, ipc, maps, handles, st.kernels);
 	fclose(f);
+teardown:
+	if (st.unload == 1)
+		raise(SIGSEGV);
+	while (st.unload == 2)
+		pause();
 }

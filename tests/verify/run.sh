@@ -291,6 +291,25 @@ P2PMAP_CUDA_STUB="$devs;jit=221" P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults \
 	grep -qF "$g1 -> $g3: error (via sm: cuModuleLoadData: CUDA_ERROR_JIT_COMPILER_NOT_FOUND (221)" "$tmp/jitsm.out" &&
 	line jitsm "verify: sm not tested: $jitwhy"
 tap $? "... --paths sm alone: nothing tested, an error that names the call, exit 1"
+# The driver's teardown (dlclose of libcuda) after the work (issue 35,
+# item 6): each child sends its result first, so a crash there changes
+# nothing, and a hang costs a bounded wait (isolate.h), not the verdict.
+P2PMAP_CUDA_STUB="$devs;unload=crash" P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults \
+	run unloadcrash verify --devices 1,3
+[ "$(cat "$tmp/unloadcrash.rc")" = 0 ] &&
+	line unloadcrash "verify: 2 directions, 2 work on every path (copy, sm, ipc, cumem)"
+tap $? "libcuda's teardown crashes after the work: every direction still works, exit 0" ||
+	sed 's/^/# /' "$tmp/unloadcrash.out" "$tmp/unloadcrash.err" | head -20
+t0=$(date +%s)
+P2PMAP_CUDA_STUB="$devs;unload=hang" P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults \
+	run unloadhang verify --devices 1,3 --paths copy,ipc --timeout 30
+t1=$(date +%s)
+[ "$(cat "$tmp/unloadhang.rc")" = 0 ] &&
+	line unloadhang "verify: 2 directions, 2 work on the paths run (copy, ipc)" &&
+	grep -q "^p2pmap verify: 1 test process(es) did not exit after reporting (libcuda's teardown hung): killed, their results stand" "$tmp/unloadhang.err" &&
+	[ $((t1 - t0)) -lt 20 ] && ! pgrep -f "$p2pmap verify --devices 1,3 --paths copy,ipc" >/dev/null
+tap $? "... hangs after the work: still works; the first child killed after a bounded wait, the later ones leave without unloading ($((t1 - t0)) s in all, not a 30 s timeout each), said on stderr, none left" ||
+	sed 's/^/# /' "$tmp/unloadhang.out" "$tmp/unloadhang.err" | head -20
 # env on that output: the PTX paths unknown are not a P2P failure.
 jroot=$tmp/jitroot
 for a in 0000:41:00.0 0000:e1:00.0; do

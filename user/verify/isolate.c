@@ -20,15 +20,26 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static void child(int fd, void (*fn)(void *, void *), void *arg, void *out,
-		  size_t len)
+/* The child's result and its pipe, for isolate_result_ready(). */
+static struct {
+	int fd;
+	const void *out;
+	size_t len;
+	bool sent;
+} result;
+
+static unsigned int killed_after_result;
+
+void isolate_result_ready(void)
 {
-	const char *p = out;
+	const char *p = result.out;
+	size_t len = result.len;
 	ssize_t w;
 
-	fn(arg, out);
+	if (result.sent || !p)
+		return;
 	while (len) {
-		w = write(fd, p, len);
+		w = write(result.fd, p, len);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -36,8 +47,46 @@ static void child(int fd, void (*fn)(void *, void *), void *arg, void *out,
 		p += w;
 		len -= w;
 	}
+	close(result.fd);
+	result.sent = true;
+}
+
+static void child(int fd, void (*fn)(void *, void *), void *arg, void *out,
+		  size_t len)
+{
+	result.fd = fd;
+	result.out = out;
+	result.len = len;
+	fn(arg, out);
+	isolate_result_ready();
 	/* No atexit handlers, no stdio flush of the parent's buffers. */
 	_exit(0);
+}
+
+bool isolate_reap(pid_t pid, unsigned int wait_s, int *status)
+{
+	long long end;
+	int round;
+	pid_t got;
+
+	for (round = 0; round < 2; round++) {
+		end = now_ms() + wait_s * 1000LL;
+		do {
+			got = waitpid(pid, status, WNOHANG);
+			if (got == pid || (got < 0 && errno != EINTR))
+				return got == pid;
+			if (!got)
+				usleep(10000);
+		} while (now_ms() < end);
+		if (!round)
+			kill(pid, SIGKILL);
+	}
+	return false;
+}
+
+unsigned int isolate_killed_after_result(void)
+{
+	return killed_after_result;
 }
 
 /* Read @len bytes from @fd before @deadline; returns bytes read, -1 on
@@ -108,8 +157,23 @@ enum isolate_status isolate_run(void (*fn)(void *arg, void *out), void *arg,
 	} else {
 		st = (size_t)got == len ? ISOLATE_OK : ISOLATE_DIED;
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	/*
+	 * A result in hand stands whatever the exit (a crash or a hang in
+	 * the driver's teardown); a child that no SIGKILL ends is left.
+	 */
+	status = 0;
+	if (!isolate_reap(pid, ISOLATE_EXIT_WAIT_S, &status)) {
+		if (st == ISOLATE_OK)
+			killed_after_result++;
+		else
+			snprintf(why + strlen(why), whylen - strlen(why),
+				 "%sthe test process stayed after SIGKILL (stuck in the driver): left behind",
+				 why[0] ? "; " : "");
+		return st == ISOLATE_DIED ? ISOLATE_TIMEOUT : st;
+	}
+	if (st == ISOLATE_OK && WIFSIGNALED(status) &&
+	    WTERMSIG(status) == SIGKILL)
+		killed_after_result++;
 	if (st == ISOLATE_DIED) {
 		if (WIFSIGNALED(status))
 			snprintf(why, whylen, "the test process died of signal %d (%s)",

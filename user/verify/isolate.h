@@ -10,7 +10,9 @@
 #ifndef P2PMAP_VERIFY_ISOLATE_H
 #define P2PMAP_VERIFY_ISOLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 enum isolate_status {
 	ISOLATE_OK,			/* the child returned a result */
@@ -28,5 +30,35 @@ enum isolate_status {
 enum isolate_status isolate_run(void (*fn)(void *arg, void *out), void *arg,
 				void *out, size_t len, unsigned int timeout_s,
 				char *why, size_t whylen);
+
+/*
+ * In @fn: send the result now, before what may crash or hang without
+ * changing it (unloading libcuda runs the driver's teardown).  The parent
+ * then waits ISOLATE_EXIT_WAIT_S for the exit, kills what is left, and
+ * keeps the result.
+ */
+void isolate_result_ready(void);
+
+#define ISOLATE_EXIT_WAIT_S	3
+
+/*
+ * Reap @pid within @wait_s seconds, else SIGKILL it and wait as long
+ * again: false when it is still there (in uninterruptible sleep inside a
+ * driver, which no signal ends), then left behind.  *@status as waitpid's.
+ */
+bool isolate_reap(pid_t pid, unsigned int wait_s, int *status);
+
+/* Children of isolate_run() that outlived their result and were killed. */
+unsigned int isolate_killed_after_result(void);
+
+/*
+ * In a child: did an earlier child's teardown hang?  Then leave without
+ * unloading libcuda (the kernel driver cleans up after a process that
+ * exits), rather than cost every later child the wait.
+ */
+static inline bool isolate_skip_teardown(void)
+{
+	return isolate_killed_after_result() > 0;
+}
 
 #endif /* P2PMAP_VERIFY_ISOLATE_H */

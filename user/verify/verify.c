@@ -7,6 +7,7 @@
 
 #include "json.h"
 #include "verify.h"
+#include "isolate.h"
 #include "verify_paths.h"
 #include "bandwidth.h"
 #include "bw_figures.h"
@@ -126,7 +127,9 @@ void verify_enum_child(void *arg, void *out)
 	if (e->load == CUDA_LOAD_OK) {
 		cuda_library_path(&api, e->lib, sizeof(e->lib));
 		verify_enumerate(&api, e);
-		cuda_unload(&api);
+		isolate_result_ready();
+		if (!isolate_skip_teardown())
+			cuda_unload(&api);
 	}
 }
 

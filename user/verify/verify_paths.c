@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "isolate.h"
 #include "verify_paths.h"
 
 /*
@@ -638,7 +639,8 @@ static void run_shared(const struct cuda_api *api, enum verify_path path,
 		      op == VERIFY_WRITE);
 		/* Its own copy of the library: unloaded as the parent's is. */
 		own = *api;
-		cuda_unload(&own);
+		if (!isolate_skip_teardown())
+			cuda_unload(&own);
 		_exit(0);
 	}
 	close(sv[1]);
@@ -702,7 +704,13 @@ out:
 	if (fd >= 0)
 		close(fd);
 	close(sv[0]);		/* the owner sees EOF if still waiting */
-	waitpid(pid, &status, 0);
+	/*
+	 * The result is complete: sent before the owner's teardown (and
+	 * this process's) can delay it.  The owner then gets its bounded
+	 * wait; left behind, it dies with this process (PDEATHSIG).
+	 */
+	isolate_result_ready();
+	isolate_reap(pid, ISOLATE_EXIT_WAIT_S, &status);
 }
 
 void verify_path_run(const struct cuda_api *api, enum verify_path path,
