@@ -16,8 +16,12 @@
  *	           from A to B returns 217 (PEER_ACCESS_UNSUPPORTED)
  *	  noenable cuDeviceCanAccessPeer says 1, but cuCtxEnablePeerAccess
  *	           returns 217 (a copy then is staged through the host), and
- *	           so do cuIpcOpenMemHandle's lazy peer access and
- *	           cuMemSetAccess for A on B's memory
+ *	           the others fail with the codes cuda.h documents for them:
+ *	           cuIpcOpenMemHandle's lazy peer access 205 (MAP_FAILED),
+ *	           cuMemSetAccess for A on B's memory 801 (NOT_SUPPORTED)
+ *	  mapfail  as noenable, but cuCtxEnablePeerAccess returns 205
+ *	           (MAP_FAILED), as seen in the field with IOMMU or BAR
+ *	           trouble
  *	  wrong    the copy "succeeds" but the destination reads back zeros
  *	  error    the copy fails with 700 (ILLEGAL_ADDRESS), sticky
  *	  fault    the copy "succeeds" and the data never arrive, as when the
@@ -59,8 +63,10 @@
  * The other paths, as the real driver has them: device memory is shared
  * memory (memfd), so that another process can open it; a CUDA IPC handle
  * opens only in another process (201 in its own), and with
- * CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS the peer access that rule refuse or
- * noenable forbid fails with 217; cuMemCreate takes only multiples of the
+ * CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS the peer access that rule refuse,
+ * noenable or mapfail forbid fails with 205 (MAP_FAILED: cuda.h's codes
+ * for cuIpcOpenMemHandle have no 217), as cuMemSetAccess does with 801
+ * (NOT_SUPPORTED, likewise); cuMemCreate takes only multiples of the
  * granularity (2 MiB), exports a file descriptor only when the handle type
  * was asked for at creation, and a mapping is usable by a device only
  * after cuMemSetAccess for it; cuModuleLoadData takes PTX text (218
@@ -161,7 +167,7 @@ struct CUevent_st {
 typedef struct CUevent_st *CUevent;
 
 enum { R_REFUSE, R_NOENABLE, R_WRONG, R_ERROR, R_FAULT, R_HANG, R_SLOW,
-       R_NARROW, R_NR };
+       R_NARROW, R_MAPFAIL, R_NR };
 enum { OP_WRITE = 1, OP_READ = 2 };
 enum { P_CE = 1, P_SM = 2, P_IPC = 4, P_CUMEM = 8, P_ALL = 15 };
 
@@ -264,6 +270,7 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 		[R_REFUSE] = "refuse", [R_NOENABLE] = "noenable",
 		[R_WRONG] = "wrong", [R_ERROR] = "error", [R_FAULT] = "fault",
 		[R_HANG] = "hang", [R_SLOW] = "slow", [R_NARROW] = "narrow",
+		[R_MAPFAIL] = "mapfail",
 	};
 	struct rule *ru;
 	int r, a, b, n;
@@ -678,6 +685,9 @@ static CUresult enable_peer(CUcontext peer, unsigned int flags)
 	    path_rule(R_NOENABLE, current->dev, peer->dev, OP_WRITE | OP_READ,
 		      P_CE | P_SM))
 		return 217;
+	if (path_rule(R_MAPFAIL, current->dev, peer->dev, OP_WRITE | OP_READ,
+		      P_CE | P_SM))
+		return 205;
 	if (current->peer[peer->dev])
 		return 704;
 	for (i = 0; i < MAX_DEVS; i++)
@@ -1153,8 +1163,10 @@ static CUresult ipc_open(CUdeviceptr *dptr, CUipcMemHandle h,
 	    (path_rule(R_REFUSE, current->dev, ih.dev, OP_WRITE | OP_READ,
 		       P_ALL) ||
 	     path_rule(R_NOENABLE, current->dev, ih.dev, OP_WRITE | OP_READ,
+		       P_IPC) ||
+	     path_rule(R_MAPFAIL, current->dev, ih.dev, OP_WRITE | OP_READ,
 		       P_IPC)))
-		return 217;
+		return 205;
 	if (!a)
 		return 2;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", ih.pid, ih.fd);
@@ -1438,8 +1450,10 @@ static CUresult set_access(CUdeviceptr ptr, size_t size,
 		    (path_rule(R_REFUSE, p, a->dev, OP_WRITE | OP_READ,
 			       P_ALL) ||
 		     path_rule(R_NOENABLE, p, a->dev, OP_WRITE | OP_READ,
+			       P_CUMEM) ||
+		     path_rule(R_MAPFAIL, p, a->dev, OP_WRITE | OP_READ,
 			       P_CUMEM)))
-			return 217;
+			return 801;
 		a->access |= 1u << p;
 	}
 	return 0;
@@ -1624,6 +1638,7 @@ static const struct {
 	{ 100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
 	{ 101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
 	{ 201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
+	{ 205, "CUDA_ERROR_MAP_FAILED", "mapping of buffer object failed" },
 	{ 217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
 	  "peer access is not supported between these two devices" },
 	{ 218, "CUDA_ERROR_INVALID_PTX",

@@ -293,8 +293,16 @@ static void test_copy(void)
 	       "cuCtxEnablePeerAccess 217: refused, no copy (never staged)");
 	enable_res = 711;
 	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);
-	tap_ok(!c.refused && c.cuda_code == 711 && !c.data_checked,
-	       "another cuCtxEnablePeerAccess error: an error, no copy");
+	tap_ok(c.refused && c.cuda_code == 711 && !c.data_checked,
+	       "cuCtxEnablePeerAccess 711 (TOO_MANY_PEERS): refused, no copy");
+	enable_res = 205;
+	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);
+	tap_ok(c.refused && c.cuda_code == 205 && !c.data_checked,
+	       "cuCtxEnablePeerAccess 205 (MAP_FAILED, IOMMU or BAR trouble): refused, no copy");
+	enable_res = 201;
+	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);
+	tap_ok(!c.refused && c.cuda_code == 201 && !c.data_checked,
+	       "another cuCtxEnablePeerAccess error (201): an error, no copy");
 	enable_res = 0;
 	can_peer = 0;
 	verify_copy_run(&api, 1, 0, VERIFY_WRITE, 4096, &c);

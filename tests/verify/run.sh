@@ -310,6 +310,36 @@ t1=$(date +%s)
 	[ $((t1 - t0)) -lt 20 ] && ! pgrep -f "$p2pmap verify --devices 1,3 --paths copy,ipc" >/dev/null
 tap $? "... hangs after the work: still works; the first child killed after a bounded wait, the later ones leave without unloading ($((t1 - t0)) s in all, not a 30 s timeout each), said on stderr, none left" ||
 	sed 's/^/# /' "$tmp/unloadhang.out" "$tmp/unloadhang.err" | head -20
+# A peer mapping refused or failed, with the codes cuda.h documents for
+# each call (issue 35, item 9): cuCtxEnablePeerAccess 217 or 205 (seen in
+# the field with IOMMU trouble), cuIpcOpenMemHandle 205, cuMemSetAccess
+# 801: every path "peer access refused", the call and code named; never
+# an "error" that reads as a broken copy.
+for rule in noenable mapfail; do
+	P2PMAP_CUDA_STUB="$devs;$rule=1->3" P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults \
+		run $rule verify --devices 1,3 --json
+done
+python3 - "$tmp/noenable.out" "$tmp/mapfail.out" <<'PY'
+import json, sys
+want = {"copy": ("cuCtxEnablePeerAccess", 217), "sm": ("cuCtxEnablePeerAccess", 217),
+        "ipc": ("cuIpcOpenMemHandle", 205), "cumem": ("cuMemSetAccess", 801)}
+for f, enable in zip(sys.argv[1:], (217, 205)):
+    d = json.load(open(f))
+    r = d["directions"][0]
+    assert (r["from"], r["to"], r["verdict"]) == (1, 3, "peer_access_refused"), (f, r["verdict"])
+    for p, (call, code) in want.items():
+        if call == "cuCtxEnablePeerAccess":
+            code = enable
+        for op in ("write", "read"):
+            o = r["paths"][p][op]
+            assert (o["verdict"], o["cuda_call"], o["cuda_code"]) == ("peer_access_refused", call, code), (f, p, op, o)
+    assert d["directions"][1]["verdict"] == "works", (f, d["directions"][1]["verdict"])
+PY
+tap $? "peer mapping refused: 217 or 205 from cuCtxEnablePeerAccess, 205 from cuIpcOpenMemHandle, 801 from cuMemSetAccess: every path refused, call and code named; the other direction works"
+P2PMAP_CUDA_STUB="$devs;mapfail=1->3" P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults \
+	run mapfailtext verify --devices 1,3
+line mapfailtext "$g1 -> $g3: peer access refused (cuCtxEnablePeerAccess: CUDA_ERROR_MAP_FAILED (205): mapping of buffer object failed)"
+tap $? "... in the text: one verdict, the call and CUDA_ERROR_MAP_FAILED (205) named"
 # env on that output: the PTX paths unknown are not a P2P failure.
 jroot=$tmp/jitroot
 for a in 0000:41:00.0 0000:e1:00.0; do

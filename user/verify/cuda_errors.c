@@ -17,6 +17,19 @@ const char *cuda_error_name(CUresult res)
 	return NULL;
 }
 
+bool cuda_peer_map_refused(const char *call, CUresult res)
+{
+	switch (res) {
+	case 205:	/* CUDA_ERROR_MAP_FAILED */
+	case 217:	/* CUDA_ERROR_PEER_ACCESS_UNSUPPORTED */
+	case 711:	/* CUDA_ERROR_TOO_MANY_PEERS */
+		return true;
+	case 801:	/* CUDA_ERROR_NOT_SUPPORTED */
+		return !strcmp(call, "cuMemSetAccess");
+	}
+	return false;
+}
+
 /* "580.95.05" from ".../libcuda.so.580.95.05"; "" when it has none. */
 static void lib_version(const char *lib, char *buf, size_t len)
 {

@@ -11,6 +11,7 @@
 #ifndef P2PMAP_CUDA_ERRORS_H
 #define P2PMAP_CUDA_ERRORS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cuda.h"
@@ -129,6 +130,17 @@ const char *cuda_error_name(CUresult res);
  */
 void cuda_init_advice(CUresult res, const char *lib, const char *kernel,
 		      char *buf, size_t len);
+
+/*
+ * Did @call refuse, or fail, to map the peer's memory (a verdict of
+ * "peer access refused", not an error)?  The codes as cuda.h documents
+ * them: cuCtxEnablePeerAccess 217 PEER_ACCESS_UNSUPPORTED and 711
+ * TOO_MANY_PEERS; cuIpcOpenMemHandle 205 MAP_FAILED and 711;
+ * cuMemSetAccess 801 NOT_SUPPORTED.  205 from cuCtxEnablePeerAccess is
+ * seen in the field where the IOMMU or a BAR is the trouble; 217 from the
+ * other two by drivers older than their documentation.
+ */
+bool cuda_peer_map_refused(const char *call, CUresult res);
 
 /* The NVIDIA kernel module's version line (/proc/driver/nvidia/version),
  * in @buf ("" when there is none); returns @buf. */

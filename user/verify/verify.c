@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_errors.h"
 #include "json.h"
 #include "verify.h"
 #include "isolate.h"
@@ -202,8 +203,7 @@ static bool enable_peer(const struct cuda_api *api, struct verify_copy *c,
 	/* A fresh process enabled nothing: "already" is not ours to undo. */
 	if (res == CUDA_ERR_PEER_ACCESS_ALREADY_ENABLED)
 		return true;
-	if (res == CUDA_ERR_PEER_ACCESS_UNSUPPORTED)
-		c->refused = true;
+	c->refused = cuda_peer_map_refused("cuCtxEnablePeerAccess", res);
 	if (failed(api, c, "cuCtxEnablePeerAccess", res))
 		return false;
 	s->enabled = true;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cuda_errors.h"
 #include "isolate.h"
 #include "verify_paths.h"
 
@@ -369,8 +370,7 @@ static void run_sm(const struct cuda_api *api, int from, int to,
 		       &s))
 		goto out;
 	res = api->CtxEnablePeerAccess(pctx, 0);
-	if (res == CUDA_ERR_PEER_ACCESS_UNSUPPORTED)
-		c->refused = true;
+	c->refused = cuda_peer_map_refused("cuCtxEnablePeerAccess", res);
 	if (res != CUDA_ERR_PEER_ACCESS_ALREADY_ENABLED &&
 	    failed(api, c, "cuCtxEnablePeerAccess", res))
 		goto out;
@@ -585,7 +585,7 @@ static bool import(const struct cuda_api *api, struct verify_copy *c,
 	if (path == VERIFY_PATH_IPC) {
 		res = api->IpcOpenMemHandle(peer, m->ipc,
 					    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS_);
-		c->refused = res == CUDA_ERR_PEER_ACCESS_UNSUPPORTED;
+		c->refused = cuda_peer_map_refused("cuIpcOpenMemHandle", res);
 		return !failed(api, c, "cuIpcOpenMemHandle", res);
 	}
 	cm->size = m->size;
@@ -600,7 +600,7 @@ static bool import(const struct cuda_api *api, struct verify_copy *c,
 		return false;
 	cm->mapped = true;
 	res = api->MemSetAccess(cm->va, cm->size, &acc, 1);
-	c->refused = res == CUDA_ERR_PEER_ACCESS_UNSUPPORTED;
+	c->refused = cuda_peer_map_refused("cuMemSetAccess", res);
 	if (failed(api, c, "cuMemSetAccess", res))
 		return false;
 	*peer = cm->va;
