@@ -9,6 +9,7 @@
 #include "config.h"
 #include "config_merge.h"
 #include "tap.h"
+#include "tree.h"
 
 #define WHEN "2023-11-14T22:13:20+00:00"
 #define HEAD "# Written by \"p2pmap config save\" on " WHEN ". Loaded by modprobe.\n" \
@@ -146,25 +147,6 @@ static void test_merge(void)
 	fclose(f);
 	tap_ok(!strcmp(buf, "- b\n+ c\n"), "diff: - then +");
 	free(buf);
-}
-
-/* ROOT/REL := TEXT, directories made. */
-static void put(const char *root, const char *rel, const char *text)
-{
-	char path[512], *s;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	for (s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(path, 0755);
-		*s = '/';
-	}
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
 }
 
 #define SOFTDEP_HEAD "# Written by \"p2pmap config save\" on " WHEN ". Loaded by modprobe.\n" \

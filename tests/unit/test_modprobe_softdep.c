@@ -15,32 +15,11 @@
 
 #include "modprobe_softdep.h"
 #include "tap.h"
+#include "tree.h"
 
 #define KVER	"6.12.57+deb13-amd64"
 
 static const char *modprobe;
-
-static void put(const char *root, const char *rel, const char *text)
-{
-	char path[512], *s;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	for (s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(path, 0755);
-		*s = '/';
-	}
-	if (text[0] == '/') {			/* a directory */
-		mkdir(path, 0755);
-		return;
-	}
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
 
 /* "pre: a b post: c", as both sides are compared. */
 static void deps(const struct softdep_line *l, char *buf, size_t len)
