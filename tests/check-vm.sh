@@ -46,7 +46,7 @@ debug)
 	[ -n "${1:-}" ] || { totals; exit 1; }
 	kver=$1
 	export P2PMAP_VM_KERNEL=$2 P2PMAP_VM_INITRD=$3
-	export P2PMAP_VM_TIMEOUT=2400 P2PMAP_VM_BOOT_TIMEOUT=600 ;;
+	export P2PMAP_VM_BOOT_TIMEOUT=600 ;;
 *)
 	k=$("$top/tests/kernels.sh" | grep -F -x -e "$kver" ||
 	   "$top/tests/kernels.sh" | grep -F "$kver." | grep "^$kver" | tail -1)
@@ -57,6 +57,14 @@ debug)
 	[ "$fail" = 0 ] || { tail -20 "$logs/build-$kver.log"; totals; exit 1; } ;;
 esac
 
+# Each suite's budget as tests/vm/boots.tsv gives it on this kernel, and
+# the boot's timeout from them, as make check.
+P2PMAP_VM_BUDGETS=$(suite_budgets "$(kernel_class "$kver")" "$suites")
+P2PMAP_VM_TIMEOUT=${P2PMAP_VM_BOOT_TIMEOUT:-180}
+for b in ${P2PMAP_VM_BUDGETS//,/ }; do
+	P2PMAP_VM_TIMEOUT=$((P2PMAP_VM_TIMEOUT + b + 60))
+done
+export P2PMAP_VM_BUDGETS P2PMAP_VM_TIMEOUT
 # shellcheck disable=SC2086
 if [ "$iommu" = amd ]; then
 	amd_vm "$kver" "$topo" "$suites" ${ARGS:-}

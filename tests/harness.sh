@@ -2,11 +2,14 @@
 # harness.sh, sourced by tests/run.sh (make check, make check-host) and
 # tests/check-vm.sh (make check-vm): how a result is counted, so that no
 # failure can disappear.
-#   suite PREFIX CMD...   a host TAP producer: its lines re-printed with
-#                         PREFIX and tallied; it fails when it exits non-zero
-#                         with no test failed, prints no test, or prints
-#                         fewer (or more) tests than a plan ("1..N") says, or
-#                         tests after its last plan
+#   suite [-t SECONDS] PREFIX CMD...   a host TAP producer: its lines
+#                         re-printed with PREFIX and tallied; it fails when
+#                         it exits non-zero with no test failed, prints no
+#                         test, or prints fewer (or more) tests than a plan
+#                         ("1..N") says, or tests after its last plan, or
+#                         runs past its budget (default 600 s: then it is
+#                         stopped, with everything it started)
+#   suite_queue ..., suites_run   the same, queued and run two at a time
 #   result RC DESC        one test decided by the harness itself
 #   vm KVER IOMMU TOPO SUITES [ARGS...]   one boot (tests/vm/run-vm.sh,
 #                         always through tests/guest/batch.sh): each suite's
@@ -70,17 +73,75 @@ tally() {
 }
 
 suite() {
-	local prefix=$1 out rc
+	local budget=600 prefix out rc
+	if [ "$1" = -t ]; then
+		budget=$2
+		shift 2
+	fi
+	prefix=$1
 	shift
 	out=$(mktemp)
-	"$@" >"$out" 2>&1
+	# Its own process group (timeout's), all of it stopped past the
+	# budget: a hung suite fails alone, and the run goes on.
+	timeout -k 10 "$budget" "$@" >"$out" 2>&1
 	rc=$?
-	tally "$prefix" <"$out"
+	suite_verdict "$prefix" "$out" "$rc" "$budget"
 	rm -f "$out"
-	[ "$rc" != 0 ] && [ "$t_not" = 0 ] && [ -z "$t_problem" ] &&
-		t_problem="it exited with status $rc and no test failed"
+}
+
+# suite_verdict PREFIX FILE RC BUDGET: a finished suite's output tallied,
+# and the suite itself failed where its stream or its status says so.
+suite_verdict() {
+	tally "$1" <"$2"
+	if [ "$3" = 124 ] || [ "$3" = 137 ]; then
+		t_problem="it ran past its budget of $4 s and was stopped"
+	fi
+	[ "$3" != 0 ] && [ "$t_not" = 0 ] && [ -z "$t_problem" ] &&
+		t_problem="it exited with status $3 and no test failed"
 	[ -z "$t_problem" ] ||
-		say_not_ok "$prefix the suite itself: $t_problem"
+		say_not_ok "$1 the suite itself: $t_problem"
+}
+
+# suite_queue [-t SECONDS] PREFIX CMD...: a host suite for suites_run,
+# which runs the queue $P2PMAP_HOST_JOBS at a time (default 2: most host
+# suites keep one core busy) and counts each as suite() does, in the order
+# queued.  Suites queued together must not write the same files.
+host_jobs=0
+suite_queue() {
+	local budget=600
+	if [ "$1" = -t ]; then
+		budget=$2
+		shift 2
+	fi
+	host_budget[host_jobs]=$budget
+	host_prefix[host_jobs]=$1
+	shift
+	host_cmd[host_jobs]=$(printf '%q ' "$@")
+	host_jobs=$((host_jobs + 1))
+}
+
+suites_run() {
+	local dir i running=0 max=${P2PMAP_HOST_JOBS:-2}
+	dir=$(mktemp -d)
+	for ((i = 0; i < host_jobs; i++)); do
+		if [ "$running" -ge "$max" ]; then
+			wait -n
+			running=$((running - 1))
+		fi
+		(
+			eval "timeout -k 10 ${host_budget[i]} ${host_cmd[i]}" \
+				>"$dir/$i.out" 2>&1
+			echo $? >"$dir/$i.rc"
+		) &
+		running=$((running + 1))
+	done
+	wait
+	for ((i = 0; i < host_jobs; i++)); do
+		suite_verdict "${host_prefix[i]}" "$dir/$i.out" \
+			"$(cat "$dir/$i.rc" 2>/dev/null || echo lost)" "${host_budget[i]}"
+	done
+	rm -rf "$dir"
+	host_jobs=0
 }
 
 # suite_file PREFIX FILE: suite over a file a producer wrote (its status
@@ -101,15 +162,23 @@ floor() {
 # vm_suites PREFIX LOG SUITES: for each suite of the boot, its lines
 # between "P2PMAP-SUITE: begin S" and "end S" are tallied and compared
 # with the guest's tally ("# KVER IOMMU: N passed, M failed", lib.sh
-# finish) and with the suite's floor; then batch.sh's own checks.
+# finish) and with the suite's floor; then batch.sh's own checks.  A suite
+# that never ended fails (with why, where the host stopped the guest), and
+# the suites after it are said not to have run because of it.
 vm_suites() {
-	local prefix=$1 log=$2 s got want part
+	local prefix=$1 log=$2 s got want part stuck=
 	part=$(mktemp)
 	for s in ${3//,/ }; do
+		if [ -n "$stuck" ]; then
+			say_not_ok "$prefix $s: not run: $stuck before it did not end"
+			continue
+		fi
 		tr -d '\r' <"$log" | sed -n "/^P2PMAP-SUITE: begin $s\$/,/^P2PMAP-SUITE: end $s\$/p" >"$part"
 		if ! grep -q "^P2PMAP-SUITE: end $s\$" "$part"; then
 			tally "$prefix $s:" <"$part"
-			say_not_ok "$prefix $s: the suite did not run to its end"
+			why=$(tr -d '\r' <"$log" | sed -n "s/^P2PMAP-VM-HOST: suite $s //p" | head -1)
+			say_not_ok "$prefix $s: the suite did not run to its end${why:+ ($why)}"
+			stuck=$s
 			continue
 		fi
 		tally "$prefix" <"$part"
@@ -124,8 +193,8 @@ vm_suites() {
 		[ "$got" -ge "$(floor "$s")" ]
 		result $? "$prefix $s: at least the suite's floor of $(floor "$s") checks ran ($got)"
 	done
-	# batch.sh's own checks (kmemleak, a suite's exit status), after the
-	# last suite.
+	# batch.sh's own checks (kmemleak, a suite's exit status, the state
+	# a suite left), after the last suite.
 	tr -d '\r' <"$log" | sed -n '/^P2PMAP-BATCH: checks$/,$p' >"$part"
 	tally "$prefix" <"$part"
 	rm -f "$part"
@@ -134,29 +203,37 @@ vm_suites() {
 # vm KVER IOMMU TOPOLOGY SUITES [KERNEL-ARGS...]: queue one boot; the
 # boots run in vm_run_all.  (P2PMAP_VM_INITRD: another initramfs than
 # build/KVER/initrd.cpio; the P2PMAP_VM_* variables set when vm() is called
-# are the boot's.)  SUITES ("a,b") run in one boot, in
-# tests/guest/batch.sh.  VM_POST=FUNC: FUNC KVER IOMMU LOG runs after the
-# boot's own checks (checks of its log).
+# are the boot's: P2PMAP_VM_BUDGETS the suites' budgets.)  SUITES ("a,b")
+# run in one boot, in tests/guest/batch.sh.  VM_POST=FUNC: FUNC KVER IOMMU
+# LOG runs after the boot's own checks (checks of its log).
 vm_jobs=0
 vm_state=
 vm() {
-	local i=$vm_jobs v
+	local i=$vm_jobs v b cost=0
 	vm_jobs=$((vm_jobs + 1))
 	vm_args[i]=$(printf '%q ' "$@")
 	vm_env[i]=
 	for v in P2PMAP_VM_KERNEL P2PMAP_VM_INITRD P2PMAP_VM_QEMU_ROOT \
-		P2PMAP_VM_TIMEOUT P2PMAP_VM_BOOT_TIMEOUT P2PMAP_BIGBARS; do
+		P2PMAP_VM_TIMEOUT P2PMAP_VM_BOOT_TIMEOUT P2PMAP_BIGBARS \
+		P2PMAP_VM_BUDGETS; do
 		[ -n "${!v:-}" ] && vm_env[i]+="$v=$(printf '%q' "${!v}") "
 	done
 	vm_post[i]=${VM_POST:-}
+	b=${P2PMAP_VM_BUDGETS:-}
+	for b in ${b//,/ }; do cost=$((cost + b)); done
+	vm_cost[i]=$cost
 }
+
+# vm_log KVER IOMMU TOPOLOGY SUITES: the boot's console log.
+vm_log() { echo "$logs/$1-$2-$3-$4.log"; }
 
 # vm_boot I: boot job I (in the background, $I set too); its log, and how
 # long it took in $vm_state/I.time.
 vm_boot() {
 	local start=$SECONDS
 	eval "set -- ${vm_args[$1]}"
-	local log=$logs/$1-$2-$4.log
+	local log
+	log=$(vm_log "$@")
 	local initrd=${P2PMAP_VM_INITRD:-$top/build/$1/initrd.cpio}
 	P2PMAP_VM_BATCH=1 "$top/tests/vm/run-vm.sh" "$1" "$2" "$3" "$4" \
 		"$initrd" "$log" "${@:5}"
@@ -176,7 +253,8 @@ vm_boot() {
 # vm_report: the checks of job $I's log, in the harness's counts.
 vm_report() {
 	eval "set -- ${vm_args[$I]}"
-	local log=$logs/$1-$2-$4.log rep
+	local log rep
+	log=$(vm_log "$@")
 	cat "$vm_state/$I.note" 2>/dev/null
 	vm_suites "[$1 $2]" "$log" "$4"
 	grep -q '^P2PMAP-VM: done' "$log"
@@ -190,17 +268,21 @@ vm_report() {
 # vm_run_all: every queued boot, $P2PMAP_VM_JOBS at a time (default 2): a
 # TCG guest keeps about one host core busy (measured on the 2-core
 # machines: QEMU at 90-110% of one core), so two boots at once take about
-# the time of one.  Reported in the order they were queued, each as soon
-# as it and those before it are done.  P2PMAP_VM_JOBS=1 boots one at a
-# time.
+# the time of one.  Started largest budget first (the long boots set the
+# pace of the two lanes, the short ones fill the end); reported in the
+# order they were queued, each as soon as it and those before it are
+# done.  P2PMAP_VM_JOBS=1 boots one at a time.
 vm_run_all() {
-	local next=0 rep=0 running=0 max=${P2PMAP_VM_JOBS:-2}
+	local next=0 rep=0 running=0 max=${P2PMAP_VM_JOBS:-2} order i
 	vm_state=$(mktemp -d)
+	order=($(for ((i = 0; i < vm_jobs; i++)); do
+		echo "${vm_cost[i]} $i"
+	done | sort -s -k1,1nr | cut -d' ' -f2))
 	while [ $rep -lt $vm_jobs ]; do
 		while [ $next -lt $vm_jobs ] && [ $running -lt "$max" ]; do
 			(
-				I=$next
-				eval "${vm_env[$next]} vm_boot $next"
+				I=${order[next]}
+				eval "${vm_env[I]} vm_boot $I"
 				touch "$vm_state/$I.done"
 			) &
 			running=$((running + 1)) next=$((next + 1))
@@ -231,6 +313,36 @@ amd_vm() {
 			vm "$k" amd "$@"
 		fi ;;
 	esac
+}
+
+# boot_rows: tests/vm/boots.tsv's rows (KERNELS IOMMUS TOPOLOGY SUITES
+# BUDGETS ARGS...), comments left out.
+boot_rows() { grep -v -e '^#' -e '^[[:space:]]*$' "$top/tests/vm/boots.tsv"; }
+
+# kernel_class KVER: the table's name for a kernel (6.1, 6.12, 7, debug).
+kernel_class() {
+	case $1 in
+	*debug*) echo debug ;;
+	6.1.*)	echo 6.1 ;;
+	7.*)	echo 7 ;;
+	*)	echo 6.12 ;;
+	esac
+}
+
+# suite_budgets CLASS SUITES: the budget of each suite ("a,b"), comma
+# separated: the first row of the table that runs it on CLASS's kernels,
+# else 600 s (make check-vm with a suite the table does not boot there).
+suite_budgets() {
+	local s out= b
+	for s in ${2//,/ }; do
+		b=$(boot_rows | awk -F'\t' -v c="$1" -v s="$s" '{
+			n = split($1, k, ","); m = split($4, t, ","); split($5, bb, ",")
+			for (i = 1; i <= n; i++) if (k[i] == c)
+				for (j = 1; j <= m; j++) if (t[j] == s) { print bb[j]; exit }
+		}' | head -1)
+		out+=${out:+,}${b:-600}
+	done
+	echo "$out"
 }
 
 totals() {

@@ -57,21 +57,29 @@ phase "host tests (unit, verify, caches, cuda, config, cli, nccl, env, doctor, m
 
 make -s -C "$top/user" >"$logs/user-build.log" 2>&1
 result $? "CLI builds with -Werror"
-suite "[unit]" make -s -C "$top/user" test
-suite "[verify]" "$top/tests/verify/run.sh"
-suite "[caches]" "$top/tests/caches/run.sh"
-suite "[cuda]" "$top/tests/cuda-check/run.sh"
-suite "[config]" "$top/tests/config/run.sh"
-suite "[cli]" "$top/tests/cli/run.sh"
-suite "[nccl]" "$top/tests/nccl/run.sh"
-suite "[env]" "$top/tests/env/run.sh"
-suite "[doctor]" "$top/tests/doctor/run.sh"
-suite "[prometheus]" "$top/tests/prometheus/run.sh"
-suite "[man]" "$top/tests/man/run.sh"
-suite "[reports]" "$top/tests/vm/report-check.sh"
-suite "[bench]" "$top/tests/bench-check.sh"
-suite "[harness]" "$top/tests/harness-check.sh"
-suite "[mirror]" "$top/tests/mirror-check.sh"
+# The stand-in libcuda once, before the suites that use it run side by side
+# (each one's own make then writes nothing).
+make -s -C "$top/tests/cuda-stub" OUT="$top/build/cuda-stub" \
+	>"$logs/cuda-stub-build.log" 2>&1
+result $? "the stand-in libcuda builds (tests/cuda-stub)"
+# Two at a time, each with a budget (about three times what it takes on
+# the 2-core machines), counted in this order.
+suite_queue -t 600 "[verify]" "$top/tests/verify/run.sh"
+suite_queue -t 600 "[doctor]" "$top/tests/doctor/run.sh"
+suite_queue -t 300 "[unit]" make -s -C "$top/user" test
+suite_queue -t 300 "[caches]" "$top/tests/caches/run.sh"
+suite_queue -t 300 "[cuda]" "$top/tests/cuda-check/run.sh"
+suite_queue -t 300 "[config]" "$top/tests/config/run.sh"
+suite_queue -t 300 "[cli]" "$top/tests/cli/run.sh"
+suite_queue -t 300 "[nccl]" "$top/tests/nccl/run.sh"
+suite_queue -t 400 "[env]" "$top/tests/env/run.sh"
+suite_queue -t 300 "[prometheus]" "$top/tests/prometheus/run.sh"
+suite_queue -t 300 "[man]" "$top/tests/man/run.sh"
+suite_queue -t 300 "[reports]" "$top/tests/vm/report-check.sh"
+suite_queue -t 300 "[bench]" "$top/tests/bench-check.sh"
+suite_queue -t 300 "[harness]" "$top/tests/harness-check.sh"
+suite_queue -t 120 "[mirror]" "$top/tests/mirror-check.sh"
+suites_run
 if [ "$tier" = host ]; then
 	finish_run host
 	exit
@@ -148,40 +156,21 @@ fzhash() {
 	[ "$(fzhash "$seed")" != "$(fzhash $((seed + 1)))" ]
 result $? "[fuzz] the same seed sends the same messages, another seed others"
 # ---------------------------------------------------------------------------
-# epyc KVER IOMMU [DEMO] [ARGS...]: the host's shape (tests/guest/epyc.sh,
-# run-vm.sh's epyc topology): eight GPUs, each behind its own root port,
-# two per host bridge under four host bridges on two NUMA nodes, node 1's
-# on vfio-pci; link auto --numa 0 must map and verify node 0's 12
-# directions and touch nothing of the VFIO GPUs.  In the same boot, on that
-# shape: core (a peer under another host bridge: the IOVA collision hazard,
-# where AMD v1 page tables overwrite PTEs silently, IOVA pressure and its
-# negative control), tenants (node 1 on vfio-pci), topology with hot-plug,
-# the stress test (1000 operations).  DEMO=demo runs make demo's script
-# first (its output is the README's block).  Under AMD-Vi only where
-# QEMU 11 runs (QEMU 7.2's amd-iommu cannot translate behind root ports).
-epyc() {
-	local k=$1 iommu=$2 demo=$3
-	local suites=${demo:+$demo,}epyc,core,tenants,topology,stress
-	shift 3
-	if [ "$iommu" = amd ]; then
-		VM_POST=epyc_post amd_vm "$k" epyc "$suites" vm.ops=1000 \
-			vm.seed="$seed" "$@"
-	else
-		VM_POST=epyc_post vm "$k" vtd epyc "$suites" vm.ops=1000 \
-			vm.seed="$seed" "$@"
-	fi
-}
-# epyc_post KVER IOMMU LOG: what link auto printed there is the README's,
-# and so is make demo's output where the boot ran it.
+# epyc_post KVER IOMMU LOG (post=epyc in tests/vm/boots.tsv): what link
+# auto printed in the host's shape (tests/guest/epyc.sh: eight GPUs under
+# four host bridges on two NUMA nodes, node 1's on vfio-pci) is the
+# README's, and so is make demo's output where the boot ran it.
 epyc_post() {
 	local k=$1 iommu=$2 log=$3
-	sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# | //p' "$log" |
-		tr -d '\r' | diff -u "$top/tests/guest/epyc-link-auto.want" - \
-		>"$logs/$k-$iommu-epyc.diff"
-	result $? "[$k $iommu epyc] link auto --numa 0 printed the README's block (tests/guest/epyc-link-auto.want)"
-	# What p2pmap metrics printed there, for the scrape after the VMs.
-	sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# metrics | //p' "$log" |
-		tr -d '\r' >"$logs/$k-$iommu-epyc.prom"
+	if grep -q '^P2PMAP-SUITE: begin epyc' "$log"; then
+		sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# | //p' "$log" |
+			tr -d '\r' | diff -u "$top/tests/guest/epyc-link-auto.want" - \
+			>"$logs/$k-$iommu-epyc.diff"
+		result $? "[$k $iommu epyc] link auto --numa 0 printed the README's block (tests/guest/epyc-link-auto.want)"
+		# What p2pmap metrics printed there, for the scrape after the VMs.
+		sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# metrics | //p' "$log" |
+			tr -d '\r' >"$logs/$k-$iommu-epyc.prom"
+	fi
 	grep -q '^P2PMAP-SUITE: begin demo' "$log" || return 0
 	# make demo's output (tests/demo.sh prints it the same way).
 	sed -n '/P2PMAP-SUITE: begin demo/,/P2PMAP-SUITE: end demo/p' "$log" |
@@ -189,164 +178,65 @@ epyc_post() {
 		sed '/./,$!d' | diff -u "$top/tests/guest/demo-epyc.want" - >"$logs/$k-$iommu-demo.diff"
 	result $? "[$k $iommu demo] make demo printed the README's block (tests/guest/demo-epyc.want)"
 }
-# The debug kernel (KASAN etc. make its guests slow under TCG: 20 s to boot
-# with devices on pcie.0 only, 80 s with pxb-pcie host bridges): the same
-# topologies as below, several suites per boot.  Queued first: its two
-# long boots set the pace of the two lanes (vm_run_all).
-if [ -n "$debug" ]; then
-	set -- $debug
-	export P2PMAP_VM_KERNEL=$2 P2PMAP_VM_INITRD=$3
-	export P2PMAP_VM_TIMEOUT=${P2PMAP_DEBUG_VM_TIMEOUT:-2400}
-	export P2PMAP_VM_BOOT_TIMEOUT=600
-	# Each boot runs several suites (80 s to boot with pxb-pcie bridges).
-	# Smaller counts than on the Debian kernels, so that make check fits:
-	# the fuzzer 5,000 messages a phase (100,000 there),
-	# the stress test 60 operations (1000 there); fault injection walks
-	# every allocation point of link add, link del, bind, unbind, rescan
-	# and remove (173 points, 190 s), and the insmod with configured links
-	# by call site (vm.fi=i: each of its ~700 points costs 10 s here, a
-	# KASAN module load and a rmmod that waits for DEBUG_KOBJECT_RELEASE's
-	# delayed releases; one point per call site, aimed at by the stack
-	# filter, about 25 points in 6 minutes; every point, vm.fi_insmod=all,
-	# by hand: two hours).
-	# The fuzzer first: it reads the whole kernel log (/dev/kmsg), which
-	# the other suites' fault lines would otherwise fill.
-	# (iova.sh is left to the Debian kernels: 5 min under KASAN, and the
-	# guard's code runs here in core, topology and the races.)
-	# acpi=noirq (QEMU 7.2 only): under KASAN and kmemleak, each
-	# evaluation of a pxb-pcie host bridge's _PRT (at every enable of a
-	# device behind it: each bind) runs into ACPICA's 30 s loop timeout in
-	# QEMU 7.2's AML loop and fails anyway ("can't derive routing for PCI
-	# INT A"); legacy routing finds no INTx for them either, at once.
-	# p2pmap and the edus use no INTx.  (Measured: 13 such evaluations,
-	# 390 s, in the numa2 boot.)  q35's ACPI hot-plug needs the ACPI SCI,
-	# which acpi=noirq takes away (and native pciehp trips a lockdep report
-	# of its own in 6.12): on QEMU 7.2's numa2, vm.hotplug=off makes
-	# topology add and delete devices through sysfs remove/rescan, the
-	# same notifier events.  QEMU 11's _PRT is a static package (no AML
-	# loop): there the debug kernel boots without acpi=noirq, and
-	# topology and the races hot-plug through the QEMU monitor.
-	# Both IOMMUs run core, faults, tenants, topology and stress here:
-	# VT-d on QEMU 7.2, AMD-Vi on QEMU 11 (dma-remap=on: devices behind
-	# host bridges and root ports translate, as on an EPYC host), where
-	# the races run too, with hot-plug.  (Measured, guest time under
-	# AMD-Vi: core 251 s, faults 102 s, tenants 80 s, stress 58 s;
-	# topology 47 s and the races 125 s on numa2.)
-	vm 6.12-debug vtd gpus4+pxb fuzz,core,faultinject vm.seed="$seed" \
-		vm.fuzz_count=5000 vm.fuzz_cap_count=1000 \
-		vm.fi=la,ld,b,u,r,m,i acpi=noirq
-	# The races with a 32 MiB probe-time allocation: each of their binds
-	# pays it (256 MiB: 3 minutes more under KASAN), 30 s of clients.
-	if [ -n "$qemu11" ]; then
-		amd_vm 6.12-debug gpus4+pxb core,faults,tenants,stress,holds \
-			vm.ops=60 vm.seed="$seed"
-		vm 6.12-debug vtd numa2 topology vm.probe_mib=32 acpi=noirq \
-			vm.hotplug=off
-		amd_vm 6.12-debug numa2 topology,races vm.seed="$seed" \
-			vm.probe_mib=32 vm.race_secs=30
-	else
-		# QEMU 7.2's AMD-Vi: GPUs on pcie.0 only (no E for core).
-		vm 6.12-debug amd gpus4 core,faults,tenants,stress vm.ops=60 \
-			vm.seed="$seed"
-		vm 6.12-debug vtd numa2 topology,races vm.seed="$seed" \
-			vm.probe_mib=32 vm.race_secs=30 acpi=noirq vm.hotplug=off
-	fi
-	# 60 stress operations: 200 took 303 s under KASAN, 100 took 107 s.
-	vm 6.12-debug vtd gpus4 faults,tenants,stress,container vm.ops=60 vm.seed="$seed"
-	# Domains nothing holds: a type change and a VFIO claim between a
-	# driver's dma_cleanup() and UNBOUND_DRIVER, rmmod in that window.
-	# (acpi=noirq: QEMU 7.2's pxb-pcie _PRT, as for the first boot.)
-	vm 6.12-debug vtd gpus4+pxb+mf pins acpi=noirq
-	unset P2PMAP_VM_KERNEL P2PMAP_VM_INITRD P2PMAP_VM_TIMEOUT \
-		P2PMAP_VM_BOOT_TIMEOUT
-fi
 
-# Several suites per boot where they share a topology (tests/guest/batch.sh
-# puts the machine back as a boot leaves it between them; a boot costs
-# 8-9 s): vm() runs a comma-separated SUITE list as one batch.  The fuzzer
-# first (it reads the whole kernel log).  iova.sh and early.sh each alone,
-# on IOVA allocators no other suite has used: their negative controls (with
-# nothing reserved, a raw write lands in the initiator's RAM) depend on
-# where a fresh allocator puts buffers (after core in one boot, early's
-# failed on 7.3).
-# The races (tests/guest/races.sh): netlink clients, sysfs unbind/bind,
-# remove/rescan, hot-plug through the QEMU monitor and fault bursts at
-# once, then the invariants.  On numa2 (a hot-plug
-# port, with links across three host bridges, where the early reservations
-# and the IOVA guard reserve and keep ranges), in a boot of their own
-# (after topology in one boot they took 112 s, against 67 s for a boot of
-# their own, with other seeds): Debian 6.12
-# (about 90 s) under VT-d, and AMD-Vi where QEMU 11 runs (its amd-iommu
-# translates boot-time devices behind root ports; QEMU 7.2's does not), and
-# the debug kernel below.
-# p2pmap doctor against the guest's real state (tests/guest/doctor.sh), on
-# both IOMMUs, on 6.12.  The CLI in a container (tests/guest/container.sh:
-# its own user and network namespaces, as an unprivileged LXC container)
-# on every kernel, VT-d, and AMD-Vi on 6.12; under the debug kernel too
-# (events copied to every network namespace from the fault path).
-# 6.1: AMD-Vi on QEMU 7.2 (GPUs on pcie.0 only), the stress test 300
-# operations (1000 take 200 s there), topology on numa2, large BARs on
-# pcie.0.  6.12: the host's shape (epyc, above) on both IOMMUs, with make
-# demo's script under AMD-Vi, and large BARs there (epyc+bigbar).
-for k in $kernels; do
-	vm "$k" vtd gpus4+pxb fuzz,core vm.seed="$seed"
-	vm "$k" vtd gpus4+pxb early,holds
-	vm "$k" vtd gpus4+pxb iova
-	# A group with two functions, one on vfio-pci (tests/guest/pins.sh).
-	vm "$k" vtd gpus4+pxb+mf pins
-	case $k in
-	6.1.*)
-		amd_vm "$k" gpus4 core,faults,tenants
-		vm "$k" vtd gpus4 faults,tenants,stress,sme,container vm.ops=300 vm.seed="$seed"
-		vm "$k" vtd numa2 topology
-		vm "$k" vtd bigbar bigbar
-		amd_vm "$k" bigbar bigbar ;;
-	*)
-		vm "$k" vtd gpus4 faults,tenants,doctor,sme,container
-		vm "$k" vtd numa2 races vm.seed="$seed"
-		epyc "$k" vtd ""
-		if [ -n "$qemu11" ]; then
-			# The early reservations under AMD-Vi too: with them a
-			# raw write to a peer under another host bridge lands
-			# in no buffer; without, in the initiator's RAM.
-			amd_vm "$k" gpus4+pxb early,holds
-			# The IOVA guard where v1 page tables overwrite PTEs
-			# silently.
-			amd_vm "$k" gpus4+pxb iova
-			amd_vm "$k" gpus4 faults,doctor,container
-			amd_vm "$k" numa2 races vm.seed="$seed"
-			epyc "$k" amd demo
-			amd_vm "$k" epyc+bigbar bigbar
-		else
-			amd_vm "$k" gpus4 core,faults,tenants,doctor,container
-			amd_vm "$k" bigbar bigbar
-		fi
-		# A 64 GiB BAR under another host bridge than the initiator.
-		vm "$k" vtd epyc+bigbar bigbar ;;
+# queue_boot CLASS IOMMU TOPOLOGY SUITES BUDGETS [ARGS...]: one row of
+# tests/vm/boots.tsv on one kernel and IOMMU: each installed Debian kernel
+# of the series (6.1, 6.12), the 7.x one ($newer), the debug one ($debug,
+# its own initramfs; up to 600 s to boot).  The boot's timeout: its
+# boot's, then each suite's budget and a minute.
+queue_boot() {
+	local class=$1 iommu=$2 topo=$3 suites=$4 budgets=$5 b k a args=()
+	shift 5
+	for a in "$@"; do
+		case $a in
+		post=epyc) ;;
+		*)	args+=("${a//@SEED/$seed}") ;;
+		esac
+	done
+	local VM_POST=
+	case " $* " in *" post=epyc "*) VM_POST=epyc_post ;; esac
+	local P2PMAP_VM_BUDGETS=$budgets P2PMAP_VM_BOOT_TIMEOUT=180
+	local P2PMAP_VM_KERNEL= P2PMAP_VM_INITRD= P2PMAP_VM_TIMEOUT
+	local kvers
+	case $class in
+	6.1|6.12)
+		kvers=$(for k in $kernels; do
+			[ "$(kernel_class "$k")" = "$class" ] && echo "$k"
+		done) ;;
+	7)	[ -n "$newer" ] || return 0
+		set -- $newer
+		kvers=$1 P2PMAP_VM_KERNEL=$2 ;;
+	debug)	[ -n "$debug" ] || return 0
+		set -- $debug
+		kvers=6.12-debug P2PMAP_VM_KERNEL=$2 P2PMAP_VM_INITRD=$3
+		P2PMAP_VM_BOOT_TIMEOUT=600 ;;
 	esac
-done
+	P2PMAP_VM_TIMEOUT=$P2PMAP_VM_BOOT_TIMEOUT
+	for b in ${budgets//,/ }; do
+		P2PMAP_VM_TIMEOUT=$((P2PMAP_VM_TIMEOUT + b + 60))
+	done
+	export P2PMAP_VM_BUDGETS P2PMAP_VM_BOOT_TIMEOUT P2PMAP_VM_KERNEL \
+		P2PMAP_VM_INITRD P2PMAP_VM_TIMEOUT
+	for k in $kvers; do
+		if [ "$iommu" = amd ]; then
+			amd_vm "$k" "$topo" "$suites" "${args[@]}"
+		else
+			vm "$k" vtd "$topo" "$suites" "${args[@]}"
+		fi
+	done
+}
 
-# The newest Debian kernel (trixie-backports, 7.x), when it could be built
-# and unpacked: the core and fault suites on both IOMMUs, and under AMD-Vi
-# the host's shape (epyc: its initramfs has the kernel's VFIO modules).
-if [ -n "$newer" ]; then
-	set -- $newer
-	export P2PMAP_VM_KERNEL=$2
-	vm "$1" vtd gpus4+pxb core
-	vm "$1" vtd gpus4+pxb early,holds
-	vm "$1" vtd gpus4+pxb iova
-	vm "$1" vtd gpus4+pxb+mf pins
-	vm "$1" vtd gpus4 faults,sme,container
-	if [ -n "$qemu11" ]; then
-		amd_vm "$1" gpus4+pxb holds
-		amd_vm "$1" gpus4 faults
-		epyc "$1" amd ""
-		amd_vm "$1" epyc+bigbar bigbar
-	else
-		amd_vm "$1" gpus4 core,faults
-	fi
-	unset P2PMAP_VM_KERNEL
-fi
+# Every boot of tests/vm/boots.tsv: one suite per boot on the Debian
+# kernels, batches on the debug kernel (why, and each suite's budget:
+# there).
+while IFS=$'\t' read -r kclasses iommus topo suites budgets args; do
+	for c in ${kclasses//,/ }; do
+		for i in ${iommus//,/ }; do
+			# shellcheck disable=SC2086
+			queue_boot "$c" "$i" "$topo" "$suites" "$budgets" $args
+		done
+	done
+done < <(boot_rows)
 
 vm_run_all
 

@@ -34,7 +34,8 @@
 # kernel of tests/vm/debug-kernel.sh).
 # P2PMAP_VM_BATCH=1: SUITE is a comma-separated list of suites, run one
 # after the other in this one boot by tests/guest/batch.sh (which also runs
-# the kmemleak check of debug kernels).
+# the kmemleak check of debug kernels); P2PMAP_VM_BUDGETS=N,...: each
+# suite's budget in seconds (boot_watch below).
 # The console shows kernel messages up to KERN_WARNING (quiet, then
 # loglevel=5): WARN_ON and lockdep reports are printed at that level, and
 # tests/run.sh fails a VM whose console shows a kernel report.
@@ -72,6 +73,7 @@ args=(-accel tcg -machine q35 -cpu "$cpu" -smp "$smp" -m 1024
 append="console=ttyS0 panic=-1 quiet loglevel=5 vm.iommu=$iommu vm.topo=$topo"
 if [ "${P2PMAP_VM_BATCH:-0}" = 1 ]; then
 	append+=" vm.suite=batch vm.suites=$suite"
+	[ -n "${P2PMAP_VM_BUDGETS:-}" ] && append+=" vm.budgets=$P2PMAP_VM_BUDGETS"
 else
 	append+=" vm.suite=$suite"
 fi
@@ -173,17 +175,39 @@ host_commands() {
 # $P2PMAP_VM_BOOT_TIMEOUT seconds (default 180; Debian kernels start in
 # 5-15 s, the debug kernel in up to 150 s) is stopped, so that a kernel
 # hung at boot costs minutes, not the whole VM timeout; tests/run.sh then
-# boots it once more.
+# boots it once more.  Then each suite (its "P2PMAP-SUITE: begin S" line)
+# has its budget ($P2PMAP_VM_BUDGETS, in the order of SUITE's list) and a
+# minute more: the guest stops a suite past its budget itself
+# (tests/guest/batch.sh), so a guest still in it then is stuck where no
+# signal reaches (a task in D state, a dead console): stopped, and said, so
+# that the suite is blamed and not the ones after it.
 boot_watch() {
-	local end=$((SECONDS + ${P2PMAP_VM_BOOT_TIMEOUT:-180}))
+	local end=$((SECONDS + ${P2PMAP_VM_BOOT_TIMEOUT:-180})) n=0 began s b
 	while kill -0 "$1" 2>/dev/null; do
-		grep -q 'P2PMAP-VM: start' "$log" && return 0
+		grep -q 'P2PMAP-VM: start' "$log" && break
 		if [ "$SECONDS" -ge "$end" ]; then
 			echo "P2PMAP-VM-HOST: no suite started after ${P2PMAP_VM_BOOT_TIMEOUT:-180} s: guest stopped" >>"$log"
 			kill "$1" 2>/dev/null
 			return 0
 		fi
 		sleep 1
+	done
+	while kill -0 "$1" 2>/dev/null; do
+		began=$(grep -c '^P2PMAP-SUITE: begin ' "$log" || true)
+		if [ "$began" != "$n" ]; then
+			n=$began end=
+			s=$(grep '^P2PMAP-SUITE: begin ' "$log" | tail -1 | tr -d '\r')
+			s=${s#P2PMAP-SUITE: begin }
+			b=$(echo "${P2PMAP_VM_BUDGETS:-}" | awk -F, -v n="$n" '{ print $n }')
+			[ -n "$b" ] && end=$((SECONDS + b + 60))
+		fi
+		if [ -n "$end" ] && [ "$SECONDS" -ge "$end" ] &&
+			! grep -q "^P2PMAP-SUITE: end $s" "$log"; then
+			echo "P2PMAP-VM-HOST: suite $s still running a minute past its budget of $b s: guest stopped" >>"$log"
+			kill "$1" 2>/dev/null
+			return 0
+		fi
+		sleep 2
 	done
 }
 
