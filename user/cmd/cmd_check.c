@@ -24,12 +24,13 @@
 #include "cache_stale.h"
 #include "check_run.h"
 #include "cmd.h"
+#include "cmd_table.h"
 #include "dev.h"
 #include "info.h"
 #include "link.h"
 #include "snapshot.h"
 
-#define CHECK_USAGE "usage: p2pmap check [--wait SECONDS] [--refresh-caches]"
+#define CHECK_USAGE	cmd_usage("check", NULL)
 #define CHECK_POLL_MS	250
 
 static double now_s(void)
