@@ -126,7 +126,9 @@ _p2pmap()
 		esac ;;
 	monitor) opts='--json --count --timeout' ;;
 	check) opts='--wait --refresh-caches' ;;
-	help) [ -z "$sub" ] && opts=$cmds ;;
+	help)
+		if [[ $cur == -* ]]; then opts='--table'
+		elif [ -z "$sub" ]; then opts=$cmds; fi ;;
 	policy)
 		case $sub in
 		'') opts='show set --json' ;;

@@ -23,10 +23,14 @@ for page in p2pmap.8 p2pmap.4; do
 	[ -s "$tmp/$page.err" ] && sed 's/^/# /' "$tmp/$page.err"
 done
 
-# Every subcommand of main.c's table, in the man page and the completion.
-cmds=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", cmd_[a-z_]*,.*/\1/p' "$top/user/main.c")
+# The commands' table (user/cmd/cmd_table.c), as the CLI prints it.
+# P2PMAP_CLI_BIN: another build (to show a test fails on old code).
+p2pmap=${P2PMAP_CLI_BIN:-$top/user/p2pmap}
+[ -n "${P2PMAP_CLI_BIN:-}" ] || make -s -C "$top/user" p2pmap >"$tmp/build.log" 2>&1
+"$p2pmap" help --table >"$tmp/table" 2>"$tmp/table.err"
+cmds=$(awk -F'\t' '$1 == "command" { print $2 }' "$tmp/table")
 [ -n "$cmds" ]
-tap $? "main.c's command table is found"
+tap $? "p2pmap help --table lists the commands"
 missing=
 for c in $cmds; do
 	grep -q "^\(\.B\|\.BR\|\\\\fB\)[ ]*\"\?$c\b" "$top/man/p2pmap.8" ||
@@ -144,10 +148,69 @@ for c in $cmds; do
 	[[ " $got " == *" $c "* ]] || missing="$missing $c"
 done
 [ -z "$missing" ]
-tap $? "completion offers every subcommand of main.c${missing:+ (missing:$missing)}"
+tap $? "completion offers every subcommand of the table${missing:+ (missing:$missing)}"
 bash --norc --noprofile -c 'source "$1" && complete -p p2pmap' _ \
 	"$top/completion/p2pmap.bash" >/dev/null
 tap $? "completion registers itself for p2pmap"
+
+# The table against p2pmap.8 and the completion, both ways: a command's
+# options are those of its synopsis lines in p2pmap.8 (COMMANDS) and those
+# the completion offers after "p2pmap CMD -" and "p2pmap CMD SUB -", no
+# more and no fewer.  The usage text has drifted before (env's nfd and
+# --output were missing from "p2pmap help env").
+awk -F'\t' '$1 == "option" { print $2, $3 }' "$tmp/table" | sort -u >"$tmp/table.opts"
+python3 "$top/tests/man/man_options.py" "$top/man/p2pmap.8" | sort -u >"$tmp/man.opts"
+for c in $cmds; do
+	subs=$(awk -F'\t' -v c="$c" '$1 == "subcommand" && $2 == c { print $3 }' "$tmp/table")
+	for s in "" $subs; do
+		complete_line "p2pmap $c ${s:+$s }-" | tr ' ' '\n' | grep '^-' |
+			sed "s/^/$c /"
+	done
+done | sort -u >"$tmp/completion.opts"
+[ -s "$tmp/table.opts" ] && [ -s "$tmp/man.opts" ] && [ -s "$tmp/completion.opts" ]
+tap $? "the table's, p2pmap.8's and the completion's options per command are read"
+same_opts() {	# same_opts NAME FILE: TAP lines, FILE against the table
+	local lacks extra
+	lacks=$(comm -23 "$tmp/table.opts" "$2" | paste -sd, -)
+	extra=$(comm -13 "$tmp/table.opts" "$2" | paste -sd, -)
+	[ -z "$lacks" ]
+	tap $? "every option of the table is in $1 for its command${lacks:+ (missing: $lacks)}"
+	[ -z "$extra" ]
+	tap $? "$1 gives no command an option the table lacks${extra:+ (extra: $extra)}"
+}
+same_opts p2pmap.8 "$tmp/man.opts"
+same_opts "the completion" "$tmp/completion.opts"
+# An option's argument as the table names it ("--format shell|systemd|nfd")
+# in its command's synopsis in p2pmap.8; fixed values offered by the
+# completion.
+python3 "$top/tests/man/man_options.py" --synopsis "$top/man/p2pmap.8" >"$tmp/synopsis"
+bad= bad_c=
+while IFS=$'\t' read -r kind c o arg; do
+	[ "$kind" = option ] && [ "$arg" != - ] || continue
+	# The whole argument: "shell|systemd" is not "shell|systemd|nfd".
+	line=" $(grep "^$c " "$tmp/synopsis" | tr '\n' ' ') "
+	[[ $line == *" $o $arg "* || $line == *" $o $arg]"* ||
+	   $line == *"[$o $arg "* || $line == *"[$o $arg]"* ]] ||
+		bad="$bad $c:$o:$arg"
+	[[ $arg == *"|"* ]] || continue
+	got=" $(complete_line "p2pmap $c $o ") "
+	for v in ${arg//|/ }; do
+		[[ $got == *" $v "* ]] || bad_c="$bad_c $c:$o:$v"
+	done
+done <"$tmp/table"
+[ -z "$bad" ]
+tap $? "p2pmap.8 names each option's argument as the table does${bad:+ (not:$bad)}"
+[ -z "$bad_c" ]
+tap $? "the completion offers each option's fixed values${bad_c:+ (not:$bad_c)}"
+
+# Anywhere in p2pmap.8: a long option is a command's or a global one.
+extra=
+for o in $(python3 "$top/tests/man/man_options.py" --all "$top/man/p2pmap.8"); do
+	case $o in --json|--help|--version|--no-check|--opt) continue ;; esac
+	grep -q " $o\$" "$tmp/table.opts" || extra="$extra $o"
+done
+[ -z "$extra" ]
+tap $? "p2pmap.8 names no long option the table lacks${extra:+ (extra:$extra)}"
 
 # Once as a user types it, in a terminal (tmux): TAB after "0000:4".
 if command -v tmux >/dev/null; then

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/output/report.c (matrix cells, verdict, check decisions)
- * and the new text and JSON formats of user/output/format.c and
- * user/output/format_json.c.
+ * Unit tests for user/output/report.c (matrix cells, verdict),
+ * user/cmd/check_run.c (check decisions) and the new text and JSON
+ * formats of user/output/format.c and user/output/format_json.c.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "format_json.h"
 #include "json_check.h"
 #include "report.h"
+#include "check_run.h"
 #include "render.h"
 #include "tap.h"
 

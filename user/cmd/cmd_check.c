@@ -3,7 +3,7 @@
  * p2pmap check [--wait SECONDS] [--refresh-caches]: exit 0 when every
  * configured link is mapped or native and no pair faults and the module
  * took all its parameters and no cache verify wrote is stale; otherwise
- * 1, with a line per problem (report.c, cache_stale.h); 4 when the module
+ * 1, with a line per problem (check_run.c, cache_stale.h); 4 when the module
  * is not loaded.  --wait first waits, up to SECONDS, while the module is
  * not loaded yet or a link is pending (its GPUs still probing at boot:
  * p2pmap-check.service), then checks.  --refresh-caches runs verify again
@@ -22,14 +22,15 @@
 #include <unistd.h>
 
 #include "cache_stale.h"
+#include "check_run.h"
 #include "cmd.h"
+#include "cmd_table.h"
 #include "dev.h"
 #include "info.h"
 #include "link.h"
-#include "report.h"
 #include "snapshot.h"
 
-#define CHECK_USAGE "usage: p2pmap check [--wait SECONDS] [--refresh-caches]"
+#define CHECK_USAGE	cmd_usage("check", NULL)
 #define CHECK_POLL_MS	250
 
 static double now_s(void)

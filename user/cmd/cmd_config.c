@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "cmd_table.h"
 #include "config.h"
 #include "config_merge.h"
 #include "format.h"
@@ -23,7 +24,7 @@
 #include "softdep_verdict.h"
 #include "policy.h"
 
-#define CONFIG_USAGE "usage: p2pmap config save [--file PATH] [--dry-run] [--force] | config show [--file PATH] | config check [--file PATH | PATH] | config apply [--file PATH] [--dry-run] [--force]"
+#define CONFIG_USAGE	cmd_usage("config", NULL)
 
 static int cmp_link(const void *a, const void *b)
 {

@@ -13,10 +13,11 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_table.h"
 #include "doctor.h"
 #include "json.h"
 
-#define DOCTOR_USAGE "usage: p2pmap doctor [--unit NAME | --pid PID | --env-file FILE] [--dmesg FILE] [--gpus VENDOR[:DEVICE]] [--driver NAME] [--root DIR] [--json]"
+#define DOCTOR_USAGE	cmd_usage("doctor", NULL)
 
 static void print_text(const struct doctor_report *r)
 {

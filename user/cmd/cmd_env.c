@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_table.h"
 #include "format.h"
 #include "json.h"
 #include "link_sysfs.h"
@@ -35,7 +36,7 @@
 #include "verify_output.h"
 #include "verify_paths.h"
 
-#define ENV_USAGE "usage: p2pmap env --verify FILE [--devices LIST] [--format shell|systemd|nfd] [--output FILE] [--root DIR] [--json]"
+#define ENV_USAGE	cmd_usage("env", NULL)
 #define ENV_MAX_GPUS 64
 
 struct env_gpu {

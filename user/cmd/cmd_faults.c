@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_table.h"
 #include "dev.h"
 #include "dev_filter.h"
 #include "format.h"
@@ -23,7 +24,7 @@
 #include "info.h"
 #include "pciaddr.h"
 
-#define FAULTS_USAGE "usage: p2pmap faults [--watch [SECONDS]] " DEV_FILTER_USAGE " [--json] | faults reset [ADDR]"
+#define FAULTS_USAGE	cmd_usage("faults", NULL)
 
 static volatile sig_atomic_t stop;
 

@@ -11,6 +11,7 @@
 
 #include "autolink.h"
 #include "cmd.h"
+#include "cmd_table.h"
 #include "dev.h"
 #include "format.h"
 #include "in_use.h"
@@ -18,8 +19,8 @@
 #include "pciaddr.h"
 #include "snapshot.h"
 
-#define LINK_USAGE "usage: p2pmap link add A B [--both] [--bars MASK] | link {del|delete} A B [--both] [--dry-run] [--force] | link {show|list} [--json] | link flush [--dry-run] [--force]"
-#define AUTO_USAGE "usage: p2pmap link auto [--numa N] [--driver D] [--dry-run] [-v]"
+#define LINK_USAGE	cmd_usage("link", NULL)
+#define AUTO_USAGE	cmd_usage("link", "auto")
 
 /*
  * An address argument, normalised unless --no-check.  With --no-check the
@@ -443,7 +444,6 @@ int cmd_link(int argc, char **argv)
 		return link_flush(argc - 1, argv + 1);
 	if (argc < 2 || (strcmp(argv[1], "add") && strcmp(argv[1], "del"))) {
 		fprintf(stderr, "p2pmap: %s\n", LINK_USAGE);
-		fprintf(stderr, "p2pmap: %s\n", AUTO_USAGE);
 		return EXIT_USAGE;
 	}
 	add = !strcmp(argv[1], "add");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_table.h"
 #include "format.h"
 #include "in_use.h"
 #include "link.h"
@@ -28,7 +29,8 @@ int link_flush(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--force")) {
 			force = true;
 		} else {
-			fprintf(stderr, "p2pmap: usage: p2pmap link flush [--dry-run] [--force]\n");
+			fprintf(stderr, "p2pmap: %s\n",
+				cmd_usage("link", "flush"));
 			return EXIT_USAGE;
 		}
 	}

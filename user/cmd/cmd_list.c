@@ -10,6 +10,7 @@
 #include <pci/pci.h>
 
 #include "cmd.h"
+#include "cmd_table.h"
 #include "dev.h"
 #include "dev_filter.h"
 #include "format.h"
@@ -225,8 +226,8 @@ int cmd_list(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--json")) {
 			json = true;
 		} else {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; usage: p2pmap list [--all] " DEV_FILTER_USAGE " [--json]\n",
-				argv[a]);
+			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
+				argv[a], cmd_usage("list", NULL));
 			return EXIT_USAGE;
 		}
 	}

@@ -15,6 +15,7 @@
 
 #include "cache_stale.h"
 #include "cmd.h"
+#include "cmd_table.h"
 #include "config.h"
 #include "dev.h"
 #include "info.h"
@@ -27,7 +28,7 @@
 #define P2PMAP_VERSION "unknown"
 #endif
 
-#define METRICS_USAGE "usage: p2pmap metrics [--output FILE] [--config FILE]"
+#define METRICS_USAGE	cmd_usage("metrics", NULL)
 
 /* The links the saved configuration gives the next boot, as the module
  * would use them (config check's reading). */

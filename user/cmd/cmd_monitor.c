@@ -13,12 +13,13 @@
 #include <netlink/genl/ctrl.h>
 
 #include "cmd.h"
+#include "cmd_table.h"
 #include "event.h"
 #include "format.h"
 #include "format_json.h"
 #include "nl.h"
 
-#define MONITOR_USAGE "usage: p2pmap monitor [--json] [--count N] [--timeout SECONDS]"
+#define MONITOR_USAGE	cmd_usage("monitor", NULL)
 #define MONITOR_RCVBUF	(1 << 20)
 
 struct monitor {

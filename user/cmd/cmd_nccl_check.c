@@ -16,12 +16,13 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_table.h"
 #include "json.h"
 #include "nccl_diag.h"
 #include "nccl_log.h"
 #include "verify_output.h"
 
-#define NCCL_USAGE "usage: p2pmap nccl-check LOG [--verify FILE] [--json]"
+#define NCCL_USAGE	cmd_usage("nccl-check", NULL)
 /* The verdict's words for @from -> @to, or NULL. */
 static const char *verdict_of(const struct verify_output *vr, const char *from,
 			      const char *to)

@@ -4,11 +4,12 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_table.h"
 #include "format.h"
 #include "format_json.h"
 #include "policy.h"
 
-#define POLICY_USAGE "usage: p2pmap policy [show] [--json] | p2pmap policy set [--drivers LIST] [--vendors LIST] [--classes LIST] [--numa LIST] [--dry-run] [--force] [--json]"
+#define POLICY_USAGE	cmd_usage("policy", NULL)
 
 static const struct {
 	const char *opt;

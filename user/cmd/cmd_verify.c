@@ -20,6 +20,7 @@
 #include "cache_record.h"
 #include "caches.h"
 #include "cmd.h"
+#include "cmd_table.h"
 #include "cuda_errors.h"
 #include "isolate.h"
 #include "json.h"
@@ -28,7 +29,7 @@
 #include "verify_faults.h"
 #include "verify_paths.h"
 
-#define VERIFY_USAGE "usage: p2pmap verify [--devices LIST] [--paths LIST] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]"
+#define VERIFY_USAGE	cmd_usage("verify", NULL)
 
 /* "0,1,3": CUDA indices, distinct. */
 /* "GPU-" and 32 hex digits in nvidia-smi's 8-4-4-4-12 groups. */

@@ -28,31 +28,31 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 	h->want = gpus;
 	h->r = r;
 	in_container(root, h->container, sizeof(h->container));
-	check_iommu(h);
-	check_cc(h);
-	find_gpus(h);
-	find_vm_gpus(h);
-	check_gpus(h);
-	check_bars(h);
-	check_paths(h);
-	check_nvidia(h);
-	check_cuda(h);
-	check_p2pmap(h);
-	check_version(h);
-	check_proxmox(h);
+	doctor_check_iommu(h);
+	doctor_check_cc(h);
+	doctor_find_gpus(h);
+	doctor_find_vm_gpus(h);
+	doctor_check_gpus(h);
+	doctor_check_bars(h);
+	doctor_check_paths(h);
+	doctor_check_nvidia(h);
+	doctor_check_cuda(h);
+	doctor_check_p2pmap(h);
+	doctor_check_version(h);
+	doctor_check_proxmox(h);
 	if (h->container[0]) {
-		host_only(h);
+		doctor_host_only(h);
 	} else {
-		check_dkms(h);
-		check_saved(h);
-		check_softdep(h);
-		check_initramfs(h);
+		doctor_check_dkms(h);
+		doctor_check_saved(h);
+		doctor_check_softdep(h);
+		doctor_check_initramfs(h);
 	}
-	check_log(h, env->dmesg);
-	check_env(h, env);
-	check_caches(h);
+	doctor_check_log(h, env->dmesg);
+	doctor_check_env(h, env);
+	doctor_check_caches(h);
 	if (h->container[0])
-		check_container(h);
+		doctor_check_container(h);
 	free(h);
 }
 

@@ -34,15 +34,15 @@ static void sizes_text(unsigned long long mask, char *buf, size_t len)
 	if (lo < 0)
 		return;
 	if (mask >> lo == (2ULL << (hi - lo)) - 1) {
-		size_text(MIB << lo, a, sizeof(a));
-		size_text(MIB << hi, b, sizeof(b));
+		doctor_size_text(MIB << lo, a, sizeof(a));
+		doctor_size_text(MIB << hi, b, sizeof(b));
 		snprintf(buf, len, lo == hi ? "%s" : "%s to %s", a, b);
 		return;
 	}
 	for (n = lo; n <= hi && off < len; n++) {
 		if (!(mask >> n & 1))
 			continue;
-		size_text(MIB << n, a, sizeof(a));
+		doctor_size_text(MIB << n, a, sizeof(a));
 		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
 				a);
 	}
@@ -113,7 +113,8 @@ static int rebar_scan(struct pci_access *pacc, void *arg)
 	return 0;
 }
 
-void rebar_read(struct host *h)
+/* Fills each GPU's rebar_state and rebar[] with one libpci scan. */
+static void rebar_read(struct host *h)
 {
 	char sysfs[PATH_MAX], why[128];
 
@@ -134,21 +135,21 @@ static void check_rebar(struct host *h, const struct gpu *g)
 
 	snprintf(name, sizeof(name), "gpu.%s.rebar", g->addr);
 	if (g->rebar_state == REBAR_UNKNOWN) {
-		add(h, name, DOCTOR_SKIP, NULL,
-		    "%s is not in libpci's scan: Resizable BAR not checked",
-		    g->addr);
+		doctor_add(h, name, DOCTOR_SKIP, NULL,
+			   "%s is not in libpci's scan: Resizable BAR not checked",
+			   g->addr);
 		return;
 	}
 	if (g->rebar_state == REBAR_UNREADABLE) {
-		add(h, name, DOCTOR_SKIP,
-		    "run as root (the capability sits in the extended configuration space)",
-		    "the extended configuration space of %s cannot be read: Resizable BAR not checked",
-		    g->addr);
+		doctor_add(h, name, DOCTOR_SKIP,
+			   "run as root (the capability sits in the extended configuration space)",
+			   "the extended configuration space of %s cannot be read: Resizable BAR not checked",
+			   g->addr);
 		return;
 	}
 	if (g->rebar_state == REBAR_NONE || !g->nrebar) {
-		add(h, name, DOCTOR_OK, NULL,
-		    "no Resizable BAR capability: the BAR sizes are the device's own");
+		doctor_add(h, name, DOCTOR_OK, NULL,
+			   "no Resizable BAR capability: the BAR sizes are the device's own");
 		return;
 	}
 	text[0] = '\0';
@@ -157,8 +158,8 @@ static void check_rebar(struct host *h, const struct gpu *g)
 
 		for (top = 63; top > 0 && !(rb->sizes >> top & 1); top--)
 			;
-		size_text(rb->cur, cur, sizeof(cur));
-		size_text(MIB << top, max, sizeof(max));
+		doctor_size_text(rb->cur, cur, sizeof(cur));
+		doctor_size_text(MIB << top, max, sizeof(max));
 		sizes_text(rb->sizes, sizes, sizeof(sizes));
 		len = strlen(text);
 		if (rb->sizes && (MIB << top) > rb->cur) {
@@ -174,12 +175,12 @@ static void check_rebar(struct host *h, const struct gpu *g)
 		}
 	}
 	if (small)
-		add(h, name, DOCTOR_WARN,
-		    "enable Resizable BAR and \"Above 4G decoding\" in the firmware setup",
-		    "Resizable BAR: %s: the firmware left it small, so a peer reaches only that much of this GPU's memory at once",
-		    text);
+		doctor_add(h, name, DOCTOR_WARN,
+			   "enable Resizable BAR and \"Above 4G decoding\" in the firmware setup",
+			   "Resizable BAR: %s: the firmware left it small, so a peer reaches only that much of this GPU's memory at once",
+			   text);
 	else
-		add(h, name, DOCTOR_OK, NULL, "Resizable BAR: %s", text);
+		doctor_add(h, name, DOCTOR_OK, NULL, "Resizable BAR: %s", text);
 }
 
 /* ---- BAR1 against the VRAM, for NVIDIA's driver */
@@ -195,28 +196,28 @@ static void check_bar1(struct host *h, const struct gpu *g,
 	for (k = 0; k < nv && strcmp(v[k].addr, g->addr); k++)
 		;
 	if (k == nv || !v[k].fb) {
-		add(h, name, DOCTOR_SKIP, NULL,
-		    "%s is not in nvidia-smi's output, or without its FB memory total",
-		    g->addr);
+		doctor_add(h, name, DOCTOR_SKIP, NULL,
+			   "%s is not in nvidia-smi's output, or without its FB memory total",
+			   g->addr);
 		return;
 	}
 	/* sysfs's BAR1 is what the peers see; else nvidia-smi's. */
 	bar1 = g->bar_end[1] ? (g->bar_end[1] - g->bar_start[1] + 1) / MIB :
 	       v[k].bar1;
-	size_text(bar1 * MIB, size, sizeof(size));
+	doctor_size_text(bar1 * MIB, size, sizeof(size));
 	if (bar1 >= v[k].fb)
-		add(h, name, DOCTOR_OK, NULL,
-		    "BAR1 %s covers the VRAM (nvidia-smi: FB %llu MiB, BAR1 %llu MiB): a peer can reach all of this GPU's memory",
-		    size, v[k].fb, v[k].bar1);
+		doctor_add(h, name, DOCTOR_OK, NULL,
+			   "BAR1 %s covers the VRAM (nvidia-smi: FB %llu MiB, BAR1 %llu MiB): a peer can reach all of this GPU's memory",
+			   size, v[k].fb, v[k].bar1);
 	else
-		add(h, name, DOCTOR_WARN,
-		    "enable Resizable BAR and \"Above 4G decoding\" in the firmware setup",
-		    "BAR1 %s is smaller than the VRAM (nvidia-smi: FB %llu MiB, BAR1 %llu MiB): NVIDIA maps the memory a peer reaches into BAR1, so P2P buffers must fit in it",
-		    size, v[k].fb, v[k].bar1);
+		doctor_add(h, name, DOCTOR_WARN,
+			   "enable Resizable BAR and \"Above 4G decoding\" in the firmware setup",
+			   "BAR1 %s is smaller than the VRAM (nvidia-smi: FB %llu MiB, BAR1 %llu MiB): NVIDIA maps the memory a peer reaches into BAR1, so P2P buffers must fit in it",
+			   size, v[k].fb, v[k].bar1);
 }
 
 /* Each GPU's memory BARs: size, 64-bit, prefetchable (sysfs resource). */
-void check_bars(struct host *h)
+void doctor_check_bars(struct host *h)
 {
 	char name[48], text[256], size[16], why[200];
 	struct vram v[DOCTOR_MAX_GPUS];
@@ -228,10 +229,10 @@ void check_bars(struct host *h)
 			  !strcmp(h->gpus[i].driver, "nvidia");
 	rebar_read(h);
 	if (nvidia) {
-		nv = vram_read(h, v, DOCTOR_MAX_GPUS, why, sizeof(why));
+		nv = doctor_vram_read(h, v, DOCTOR_MAX_GPUS, why, sizeof(why));
 		if (nv < 0)
-			add(h, "nvidia.vram", DOCTOR_SKIP, NULL,
-			    "BAR1 against the VRAM not checked: %s", why);
+			doctor_add(h, "nvidia.vram", DOCTOR_SKIP, NULL,
+				   "BAR1 against the VRAM not checked: %s", why);
 	}
 	for (i = 0; i < h->ngpus; i++) {
 		struct gpu *g = &h->gpus[i];
@@ -240,8 +241,8 @@ void check_bars(struct host *h)
 		for (b = 0; b < GPU_BARS; b++) {
 			if (!g->bar_end[b])
 				continue;
-			size_text(g->bar_end[b] - g->bar_start[b] + 1, size,
-				  sizeof(size));
+			doctor_size_text(g->bar_end[b] - g->bar_start[b] + 1, size,
+					 sizeof(size));
 			len = strlen(text);
 			snprintf(text + len, sizeof(text) - len,
 				 "%sBAR%d %s%s%s", len ? ", " : "", b, size,
@@ -249,8 +250,8 @@ void check_bars(struct host *h)
 				 g->bar_flags[b] & 0x2000 ? " prefetchable" : "");
 		}
 		snprintf(name, sizeof(name), "gpu.%s.bars", g->addr);
-		add(h, name, text[0] ? DOCTOR_OK : DOCTOR_SKIP, NULL, "%s",
-		    text[0] ? text : "no memory BAR in sysfs's resource file");
+		doctor_add(h, name, text[0] ? DOCTOR_OK : DOCTOR_SKIP, NULL, "%s",
+			   text[0] ? text : "no memory BAR in sysfs's resource file");
 		check_rebar(h, g);
 		if (nv >= 0 && g->vendor == 0x10de &&
 		    !strcmp(g->driver, "nvidia"))

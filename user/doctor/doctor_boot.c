@@ -29,7 +29,7 @@ static size_t need_count(const struct host *h)
 	size_t i, need = 0;
 
 	for (i = 0; i < h->ngpus; i++)
-		need += needs_links(h, &h->gpus[i]);
+		need += doctor_needs_links(h, &h->gpus[i]);
 	return need;
 }
 
@@ -104,7 +104,7 @@ static void headers_package(const char *rel, char *buf, size_t len)
  * each version is built for (VER/source: added; kernel-KVER-ARCH: the
  * installed one's links, not read).
  */
-void check_dkms(struct host *h)
+void doctor_check_dkms(struct host *h)
 {
 	char osrel[128], text[300], fix[800], rel[PATH_MAX], hdr[400];
 	bool run_cli = false, run_other = false;
@@ -112,9 +112,9 @@ void check_dkms(struct host *h)
 	int nv, nk, i, j, built;
 	size_t len;
 
-	if (!h->loaded && need_count(h) < 2 && !exists(h, DKMS_DIR))
+	if (!h->loaded && need_count(h) < 2 && !doctor_exists(h, DKMS_DIR))
 		return;
-	if (!rd(h, osrel, sizeof(osrel), "/proc/sys/kernel/osrelease"))
+	if (!doctor_read(h, osrel, sizeof(osrel), "/proc/sys/kernel/osrelease"))
 		osrel[0] = '\0';
 	nv = list(h, DKMS_DIR, &vers);
 	text[0] = '\0';
@@ -153,7 +153,7 @@ void check_dkms(struct host *h)
 	list_free(vers, nv);
 	headers_package(osrel[0] ? osrel : "$(uname -r)", hdr, sizeof(hdr));
 	snprintf(rel, sizeof(rel), "/lib/modules/%s/build", osrel);
-	if (osrel[0] && !exists(h, rel))	/* DKMS cannot build without */
+	if (osrel[0] && !doctor_exists(h, rel))	/* DKMS cannot build without */
 		snprintf(fix, sizeof(fix),
 			 "%s, then dkms install p2pmap/%s -k %s (the running kernel's headers are not installed: no /lib/modules/%s/build)",
 			 hdr, P2PMAP_VERSION, osrel, osrel);
@@ -163,26 +163,26 @@ void check_dkms(struct host *h)
 			 P2PMAP_VERSION, osrel[0] ? osrel : "$(uname -r)",
 			 hdr);
 	if (!text[0])
-		add(h, "p2pmap.dkms", DOCTOR_WARN,
-		    "make install in p2pmap's source tree (adds, builds and installs the module through DKMS), or install the p2pmap-dkms package",
-		    "p2pmap is not in DKMS (no %s): no kernel update rebuilds it",
-		    DKMS_DIR);
+		doctor_add(h, "p2pmap.dkms", DOCTOR_WARN,
+			   "make install in p2pmap's source tree (adds, builds and installs the module through DKMS), or install the p2pmap-dkms package",
+			   "p2pmap is not in DKMS (no %s): no kernel update rebuilds it",
+			   DKMS_DIR);
 	else if (!osrel[0])
-		add(h, "p2pmap.dkms", DOCTOR_SKIP, NULL,
-		    "DKMS p2pmap %s; the running kernel is unknown (/proc/sys/kernel/osrelease)",
-		    text);
+		doctor_add(h, "p2pmap.dkms", DOCTOR_SKIP, NULL,
+			   "DKMS p2pmap %s; the running kernel is unknown (/proc/sys/kernel/osrelease)",
+			   text);
 	else if (run_cli)
-		add(h, "p2pmap.dkms", DOCTOR_OK, NULL,
-		    "DKMS p2pmap %s: the running kernel %s has the CLI's %s built",
-		    text, osrel, P2PMAP_VERSION);
+		doctor_add(h, "p2pmap.dkms", DOCTOR_OK, NULL,
+			   "DKMS p2pmap %s: the running kernel %s has the CLI's %s built",
+			   text, osrel, P2PMAP_VERSION);
 	else if (run_other)
-		add(h, "p2pmap.dkms", DOCTOR_WARN, fix,
-		    "DKMS p2pmap %s: the running kernel %s has another version built, not the CLI's %s",
-		    text, osrel, P2PMAP_VERSION);
+		doctor_add(h, "p2pmap.dkms", DOCTOR_WARN, fix,
+			   "DKMS p2pmap %s: the running kernel %s has another version built, not the CLI's %s",
+			   text, osrel, P2PMAP_VERSION);
 	else
-		add(h, "p2pmap.dkms", DOCTOR_WARN, fix,
-		    "DKMS p2pmap %s: the running kernel %s is not among them (modprobe p2pmap finds no module for it)",
-		    text, osrel);
+		doctor_add(h, "p2pmap.dkms", DOCTOR_WARN, fix,
+			   "DKMS p2pmap %s: the running kernel %s is not among them (modprobe p2pmap finds no module for it)",
+			   text, osrel);
 }
 
 /*
@@ -193,21 +193,22 @@ void check_dkms(struct host *h)
  * integration).  kmod uses only that first line (softdep_verdict.h): one
  * it reads earlier hides ours, and ours must keep the others' modules.
  */
-void check_softdep(struct host *h)
+void doctor_check_softdep(struct host *h)
 {
 	char osrel[128], text[3 * PATH_MAX + 8192], fix[PATH_MAX + 512];
 	const char *drv = h->want->driver;
 	struct softdep_verdict v;
 
-	if (!exists(h, CONFIG_FILE) && !exists(h, SOFTDEP_FILE))
+	if (!doctor_exists(h, CONFIG_FILE) && !doctor_exists(h, SOFTDEP_FILE))
 		return;
-	if (softdep_judge(h->root, rd(h, osrel, sizeof(osrel),
-				      "/proc/sys/kernel/osrelease") ?
+	if (softdep_judge(h->root, doctor_read(h, osrel, sizeof(osrel),
+					       "/proc/sys/kernel/osrelease") ?
 			  osrel : NULL, drv, &v))
 		return;
 	softdep_verdict_text(&v, drv, text, sizeof(text), fix, sizeof(fix));
-	add(h, "p2pmap.softdep", v.state == SOFTDEP_OK ? DOCTOR_OK : DOCTOR_WARN,
-	    fix[0] ? fix : NULL, "%s", text);
+	doctor_add(h, "p2pmap.softdep",
+		   v.state == SOFTDEP_OK ? DOCTOR_OK : DOCTOR_WARN,
+		   fix[0] ? fix : NULL, "%s", text);
 }
 
 /* Is @module named in an initramfs-tools or dracut configuration? */
@@ -232,7 +233,7 @@ static void initramfs_tools(const struct host *h, struct initramfs *i)
 	char path[PATH_MAX], line[512], *tok, *save;
 	FILE *f;
 
-	i->tools = exists(h, "/etc/initramfs-tools");
+	i->tools = doctor_exists(h, "/etc/initramfs-tools");
 	snprintf(path, sizeof(path), "%s%s", h->root, rel);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -271,8 +272,8 @@ static void dracut(const struct host *h, struct initramfs *i)
 	struct dirent **names;
 	int n, k;
 
-	i->dracut = exists(h, "/etc/dracut.conf") ||
-		    exists(h, "/etc/dracut.conf.d");
+	i->dracut = doctor_exists(h, "/etc/dracut.conf") ||
+		    doctor_exists(h, "/etc/dracut.conf.d");
 	dracut_file(h, "/etc/dracut.conf", i);
 	n = list(h, "/etc/dracut.conf.d", &names);
 	for (k = 0; k < n; k++) {
@@ -299,7 +300,7 @@ static void when(time_t t, char *buf, size_t len)
  * in it, an image older than the saved configuration maps the old links;
  * with the GPU driver in it and not p2pmap, the driver probes first.
  */
-void check_initramfs(struct host *h)
+void doctor_check_initramfs(struct host *h)
 {
 	char osrel[128], image[200], conf_t[32], image_t[32], fix[64];
 	const char *drv = h->want->driver;
@@ -308,35 +309,35 @@ void check_initramfs(struct host *h)
 	struct stat sc, si, ss;
 	char path[PATH_MAX];
 
-	if (!exists(h, CONFIG_FILE))
+	if (!doctor_exists(h, CONFIG_FILE))
 		return;
 	initramfs_tools(h, &i);
 	dracut(h, &i);
 	snprintf(fix, sizeof(fix), "%s",
 		 i.dracut && !i.tools ? "dracut -f" : "update-initramfs -u");
 	if (!i.p2pmap[0] && i.gpu[0]) {
-		add(h, "p2pmap.initramfs", DOCTOR_WARN,
-		    i.dracut && !i.tools ?
-		    "add p2pmap to add_drivers in /etc/dracut.conf.d, then dracut -f" :
-		    "add p2pmap to /etc/initramfs-tools/modules, then update-initramfs -u",
-		    "%s is loaded from the initramfs (%s) and p2pmap is not: %s probes before p2pmap can reserve the peers' windows",
-		    drv, i.gpu, drv);
+		doctor_add(h, "p2pmap.initramfs", DOCTOR_WARN,
+			   i.dracut && !i.tools ?
+			   "add p2pmap to add_drivers in /etc/dracut.conf.d, then dracut -f" :
+			   "add p2pmap to /etc/initramfs-tools/modules, then update-initramfs -u",
+			   "%s is loaded from the initramfs (%s) and p2pmap is not: %s probes before p2pmap can reserve the peers' windows",
+			   drv, i.gpu, drv);
 		return;
 	}
 	if (!i.p2pmap[0]) {
-		add(h, "p2pmap.initramfs", DOCTOR_OK, NULL,
-		    "neither p2pmap nor %s is named in %s: both load from the root file system, with %s",
-		    drv, i.tools || i.dracut ?
-		    "the initramfs configuration (/etc/initramfs-tools/modules, dracut.conf.d)" :
-		    "an initramfs configuration (no initramfs-tools, no dracut)",
-		    CONFIG_FILE);
+		doctor_add(h, "p2pmap.initramfs", DOCTOR_OK, NULL,
+			   "neither p2pmap nor %s is named in %s: both load from the root file system, with %s",
+			   drv, i.tools || i.dracut ?
+			   "the initramfs configuration (/etc/initramfs-tools/modules, dracut.conf.d)" :
+			   "an initramfs configuration (no initramfs-tools, no dracut)",
+			   CONFIG_FILE);
 		return;
 	}
-	if (!rd(h, osrel, sizeof(osrel), "/proc/sys/kernel/osrelease") ||
+	if (!doctor_read(h, osrel, sizeof(osrel), "/proc/sys/kernel/osrelease") ||
 	    !osrel[0]) {
-		add(h, "p2pmap.initramfs", DOCTOR_SKIP, NULL,
-		    "p2pmap is in the initramfs (%s); the running kernel, so its image, is unknown (/proc/sys/kernel/osrelease)",
-		    i.p2pmap);
+		doctor_add(h, "p2pmap.initramfs", DOCTOR_SKIP, NULL,
+			   "p2pmap is in the initramfs (%s); the running kernel, so its image, is unknown (/proc/sys/kernel/osrelease)",
+			   i.p2pmap);
 		return;
 	}
 	if (!strncmp(i.p2pmap, "/etc/dracut", 11))
@@ -347,15 +348,15 @@ void check_initramfs(struct host *h)
 			 osrel);
 	snprintf(path, sizeof(path), "%s%s", h->root, image);
 	if (stat(path, &si)) {
-		add(h, "p2pmap.initramfs", DOCTOR_WARN, fix,
-		    "p2pmap is in the initramfs (%s), but there is no %s to hold %s",
-		    i.p2pmap, image, CONFIG_FILE);
+		doctor_add(h, "p2pmap.initramfs", DOCTOR_WARN, fix,
+			   "p2pmap is in the initramfs (%s), but there is no %s to hold %s",
+			   i.p2pmap, image, CONFIG_FILE);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s%s", h->root, CONFIG_FILE);
 	if (stat(path, &sc)) {
-		add(h, "p2pmap.initramfs", DOCTOR_SKIP, NULL,
-		    "%s cannot be read", CONFIG_FILE);
+		doctor_add(h, "p2pmap.initramfs", DOCTOR_SKIP, NULL,
+			   "%s cannot be read", CONFIG_FILE);
 		return;
 	}
 	/* The softdep file goes in too: the newer of the two counts. */
@@ -367,11 +368,11 @@ void check_initramfs(struct host *h)
 	when(sc.st_mtime, conf_t, sizeof(conf_t));
 	when(si.st_mtime, image_t, sizeof(image_t));
 	if (sc.st_mtime > si.st_mtime)
-		add(h, "p2pmap.initramfs", DOCTOR_WARN, fix,
-		    "p2pmap is in the initramfs (%s), and %s (%s) is newer than %s (%s): at boot p2pmap loads with the configuration before it",
-		    i.p2pmap, conf, conf_t, image, image_t);
+		doctor_add(h, "p2pmap.initramfs", DOCTOR_WARN, fix,
+			   "p2pmap is in the initramfs (%s), and %s (%s) is newer than %s (%s): at boot p2pmap loads with the configuration before it",
+			   i.p2pmap, conf, conf_t, image, image_t);
 	else
-		add(h, "p2pmap.initramfs", DOCTOR_OK, NULL,
-		    "p2pmap is in the initramfs (%s), and %s (%s) was built after %s (%s): it holds the saved configuration",
-		    i.p2pmap, image, image_t, conf, conf_t);
+		doctor_add(h, "p2pmap.initramfs", DOCTOR_OK, NULL,
+			   "p2pmap is in the initramfs (%s), and %s (%s) was built after %s (%s): it holds the saved configuration",
+			   i.p2pmap, image, image_t, conf, conf_t);
 }

@@ -24,35 +24,35 @@ static void judged(void *arg, const char *path, const struct cache_record *r,
 			 v->changes - 1, v->changes == 2 ? "" : "s");
 	switch (v->state) {
 	case CACHE_VALID:
-		add(h, "caches", DOCTOR_OK, NULL,
-		    "%s cache %s matches what p2pmap verify verified (%s)",
-		    cache_stale_fw_name(r), r->cache, r->written);
+		doctor_add(h, "caches", DOCTOR_OK, NULL,
+			   "%s cache %s matches what p2pmap verify verified (%s)",
+			   cache_stale_fw_name(r), r->cache, r->written);
 		break;
 	case CACHE_GONE:
-		add(h, "caches", DOCTOR_SKIP, NULL,
-		    "%s cache %s was removed: the framework checks P2P itself",
-		    cache_stale_fw_name(r), r->cache);
+		doctor_add(h, "caches", DOCTOR_SKIP, NULL,
+			   "%s cache %s was removed: the framework checks P2P itself",
+			   cache_stale_fw_name(r), r->cache);
 		break;
 	case CACHE_STALE:
-		add(h, "caches", DOCTOR_FAIL, v->refresh,
-		    "%s cache %s is stale: %s%s; the framework would trust verdicts of %s",
-		    cache_stale_fw_name(r), r->cache, v->why, more,
-		    r->written);
+		doctor_add(h, "caches", DOCTOR_FAIL, v->refresh,
+			   "%s cache %s is stale: %s%s; the framework would trust verdicts of %s",
+			   cache_stale_fw_name(r), r->cache, v->why, more,
+			   r->written);
 		break;
 	case CACHE_EDITED:
-		add(h, "caches", DOCTOR_WARN, v->refresh,
-		    "%s cache %s: %s, so p2pmap cannot vouch for it",
-		    cache_stale_fw_name(r), r->cache, v->why);
+		doctor_add(h, "caches", DOCTOR_WARN, v->refresh,
+			   "%s cache %s: %s, so p2pmap cannot vouch for it",
+			   cache_stale_fw_name(r), r->cache, v->why);
 		break;
 	case CACHE_BAD_RECORD:
-		add(h, "caches", DOCTOR_WARN,
-		    "run p2pmap verify again with --vllm-cache or --sglang-cache",
-		    "the record %s cannot be read: %s", path, v->why);
+		doctor_add(h, "caches", DOCTOR_WARN,
+			   "run p2pmap verify again with --vllm-cache or --sglang-cache",
+			   "the record %s cannot be read: %s", path, v->why);
 		break;
 	}
 }
 
-void check_caches(struct host *h)
+void doctor_check_caches(struct host *h)
 {
 	char dir[PATH_MAX];
 	bool other = h->root[0] && strcmp(h->root, "/");
@@ -61,6 +61,6 @@ void check_caches(struct host *h)
 		snprintf(dir, sizeof(dir), "%s/var/lib/p2pmap", h->root);
 	if (cache_stale_scan(other ? dir : NULL, other ? h->root : "/",
 			     judged, h) < 0)
-		add(h, "caches", DOCTOR_SKIP, NULL,
-		    "the records of p2pmap verify's caches cannot be listed");
+		doctor_add(h, "caches", DOCTOR_SKIP, NULL,
+			   "the records of p2pmap verify's caches cannot be listed");
 }

@@ -11,7 +11,7 @@
  */
 #include "doctor_int.h"
 
-void host_only(struct host *h)
+void doctor_host_only(struct host *h)
 {
 	static const struct {
 		const char *name, *what;
@@ -24,14 +24,14 @@ void host_only(struct host *h)
 	size_t i;
 
 	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
-		add(h, checks[i].name, DOCTOR_SKIP, NULL,
-		    "run on the host: this is a container (%s); %s",
-		    h->container, checks[i].what);
+		doctor_add(h, checks[i].name, DOCTOR_SKIP, NULL,
+			   "run on the host: this is a container (%s); %s",
+			   h->container, checks[i].what);
 }
 
-void check_container(struct host *h)
+void doctor_check_container(struct host *h)
 {
-	add(h, "container", DOCTOR_OK, NULL,
-	    "this is a container (%s): the module, DKMS, the saved links and the boot files are the host's; on the host run \"p2pmap doctor\", \"p2pmap status\" and, after link add or link auto, \"p2pmap config save\"",
-	    h->container);
+	doctor_add(h, "container", DOCTOR_OK, NULL,
+		   "this is a container (%s): the module, DKMS, the saved links and the boot files are the host's; on the host run \"p2pmap doctor\", \"p2pmap status\" and, after link add or link auto, \"p2pmap config save\"",
+		   h->container);
 }

@@ -42,17 +42,17 @@ static void busids(const struct verify_enum *e, char *buf, size_t len)
 static void no_library(struct host *h, const char *err)
 {
 	if (h->container[0])
-		add(h, "cuda.driver", DOCTOR_WARN,
-		    "pass the host's NVIDIA userspace driver into the container (the NVIDIA container toolkit, or the host's libcuda.so.VERSION bind-mounted) and run ldconfig there",
-		    "no CUDA driver in this container (%s): nothing here can use the GPUs (verify, vLLM, SGLang)",
-		    err);
+		doctor_add(h, "cuda.driver", DOCTOR_WARN,
+			   "pass the host's NVIDIA userspace driver into the container (the NVIDIA container toolkit, or the host's libcuda.so.VERSION bind-mounted) and run ldconfig there",
+			   "no CUDA driver in this container (%s): nothing here can use the GPUs (verify, vLLM, SGLang)",
+			   err);
 	else
-		add(h, "cuda.driver", DOCTOR_SKIP, NULL,
-		    "no CUDA driver here (%s); where the CUDA userspace lives in a container, run doctor there",
-		    err);
+		doctor_add(h, "cuda.driver", DOCTOR_SKIP, NULL,
+			   "no CUDA driver here (%s); where the CUDA userspace lives in a container, run doctor there",
+			   err);
 }
 
-void check_cuda(struct host *h)
+void doctor_check_cuda(struct host *h)
 {
 	char why[256], kernel[256], advice[768], ids[512];
 	struct verify_enum *e;
@@ -60,8 +60,8 @@ void check_cuda(struct host *h)
 	enum isolate_status st;
 
 	if (h->root[0]) {
-		add(h, "cuda.driver", DOCTOR_SKIP, NULL,
-		    "the CUDA driver is not loaded for another host's files (--root)");
+		doctor_add(h, "cuda.driver", DOCTOR_SKIP, NULL,
+			   "the CUDA driver is not loaded for another host's files (--root)");
 		return;
 	}
 	e = calloc(1, sizeof(*e));
@@ -71,30 +71,30 @@ void check_cuda(struct host *h)
 			 CUDA_TIMEOUT_S, why, sizeof(why));
 	nvidia_kernel_version(kernel, sizeof(kernel));
 	if (st != ISOLATE_OK) {
-		c = add(h, "cuda.driver", DOCTOR_FAIL, NULL,
-			"loading the CUDA driver (" CUDA_LIB ", cuInit): %s",
-			why);
-		blocking(c);
+		c = doctor_add(h, "cuda.driver", DOCTOR_FAIL, NULL,
+			       "loading the CUDA driver (" CUDA_LIB ", cuInit): %s",
+			       why);
+		doctor_blocking(c);
 	} else if (e->load == CUDA_LOAD_NOT_FOUND) {
 		no_library(h, e->err);
 	} else if (e->load) {
-		c = add(h, "cuda.driver", DOCTOR_FAIL,
-			"take the directory of that file off the library path (LD_LIBRARY_PATH, /etc/ld.so.conf.d), or reinstall the NVIDIA userspace driver of the kernel module's version",
-			"the CUDA driver cannot be used: %s", e->err);
-		blocking(c);
+		c = doctor_add(h, "cuda.driver", DOCTOR_FAIL,
+			       "take the directory of that file off the library path (LD_LIBRARY_PATH, /etc/ld.so.conf.d), or reinstall the NVIDIA userspace driver of the kernel module's version",
+			       "the CUDA driver cannot be used: %s", e->err);
+		doctor_blocking(c);
 	} else if (e->init != CUDA_SUCCESS_ || !e->count) {
 		cuda_init_advice(e->init == CUDA_SUCCESS_ ? 100 : e->init,
 				 e->lib, kernel, advice, sizeof(advice));
-		c = add(h, "cuda.driver", DOCTOR_FAIL, NULL,
-			"cuInit: %s: %s", e->init == CUDA_SUCCESS_ ?
-			"no CUDA devices" : e->err, advice);
-		blocking(c);
+		c = doctor_add(h, "cuda.driver", DOCTOR_FAIL, NULL,
+			       "cuInit: %s: %s", e->init == CUDA_SUCCESS_ ?
+			       "no CUDA devices" : e->err, advice);
+		doctor_blocking(c);
 	} else {
 		busids(e, ids, sizeof(ids));
-		add(h, "cuda.driver", DOCTOR_OK, NULL,
-		    "%s: %d CUDA device%s (%s)%s%s", e->lib, e->count,
-		    e->count == 1 ? "" : "s", ids,
-		    kernel[0] ? "; " : "", kernel);
+		doctor_add(h, "cuda.driver", DOCTOR_OK, NULL,
+			   "%s: %d CUDA device%s (%s)%s%s", e->lib, e->count,
+			   e->count == 1 ? "" : "s", ids,
+			   kernel[0] ? "; " : "", kernel);
 	}
 	free(e);
 }

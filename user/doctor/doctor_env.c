@@ -151,63 +151,63 @@ static bool cross_root(const struct host *h)
 	return false;
 }
 
-void check_env(struct host *h, const struct doctor_env_source *src)
+void doctor_check_env(struct host *h, const struct doctor_env_source *src)
 {
 	struct doctor_check *c;
 	struct env e;
 
 	if (!src->file && !src->unit && !src->pid) {
-		add(h, "env", DOCTOR_SKIP, NULL,
-		    "the server's environment was not read (--unit NAME, --pid PID or --env-file FILE)");
+		doctor_add(h, "env", DOCTOR_SKIP, NULL,
+			   "the server's environment was not read (--unit NAME, --pid PID or --env-file FILE)");
 		return;
 	}
 	read_env(h, src, &e);
 	if (!e.read) {
-		add(h, "env", DOCTOR_SKIP, NULL, "%s cannot be read", e.from);
+		doctor_add(h, "env", DOCTOR_SKIP, NULL, "%s cannot be read", e.from);
 		return;
 	}
 	if (e.disable[0] && strcmp(e.disable, "0")) {
-		c = add(h, "env.nccl_p2p_disable", DOCTOR_FAIL,
-			"drop NCCL_P2P_DISABLE once p2pmap verify passes (p2pmap env prints what to set)",
-			"NCCL_P2P_DISABLE=%s in %s: NCCL uses SHM through host memory, whatever p2pmap maps",
-			e.disable, e.from);
-		blocking(c);
+		c = doctor_add(h, "env.nccl_p2p_disable", DOCTOR_FAIL,
+			       "drop NCCL_P2P_DISABLE once p2pmap verify passes (p2pmap env prints what to set)",
+			       "NCCL_P2P_DISABLE=%s in %s: NCCL uses SHM through host memory, whatever p2pmap maps",
+			       e.disable, e.from);
+		doctor_blocking(c);
 	} else {
-		add(h, "env.nccl_p2p_disable", DOCTOR_OK, NULL,
-		    "NCCL_P2P_DISABLE is not set in %s", e.from);
+		doctor_add(h, "env.nccl_p2p_disable", DOCTOR_OK, NULL,
+			   "NCCL_P2P_DISABLE is not set in %s", e.from);
 	}
 	if (cross_root(h) && strcmp(e.level, "SYS"))
-		add(h, "env.nccl_p2p_level", DOCTOR_WARN,
-		    "NCCL_P2P_LEVEL=SYS (only once every direction is verified)",
-		    "the GPUs sit under different PCI root complexes and NCCL_P2P_LEVEL is %s in %s: NCCL 2.23+ keeps P2P within one host bridge on AMD hosts with more than two GPUs",
-		    e.level[0] ? e.level : "unset", e.from);
+		doctor_add(h, "env.nccl_p2p_level", DOCTOR_WARN,
+			   "NCCL_P2P_LEVEL=SYS (only once every direction is verified)",
+			   "the GPUs sit under different PCI root complexes and NCCL_P2P_LEVEL is %s in %s: NCCL 2.23+ keeps P2P within one host bridge on AMD hosts with more than two GPUs",
+			   e.level[0] ? e.level : "unset", e.from);
 	else if (e.level[0])
-		add(h, "env.nccl_p2p_level", DOCTOR_OK, NULL,
-		    "NCCL_P2P_LEVEL=%s in %s", e.level, e.from);
+		doctor_add(h, "env.nccl_p2p_level", DOCTOR_OK, NULL,
+			   "NCCL_P2P_LEVEL=%s in %s", e.level, e.from);
 	else
-		add(h, "env.nccl_p2p_level", DOCTOR_OK, NULL,
-		    "NCCL_P2P_LEVEL is unset in %s; the %s GPUs share one root complex",
-		    e.from, h->want->driver);
+		doctor_add(h, "env.nccl_p2p_level", DOCTOR_OK, NULL,
+			   "NCCL_P2P_LEVEL is unset in %s; the %s GPUs share one root complex",
+			   e.from, h->want->driver);
 	if (strcmp(e.vllm, "0"))
-		add(h, "env.vllm_skip_p2p_check", DOCTOR_WARN,
-		    "p2pmap verify --vllm-cache, then VLLM_SKIP_P2P_CHECK=0",
-		    "VLLM_SKIP_P2P_CHECK is %s in %s: vLLM trusts cuDeviceCanAccessPeer, which ignores the IOMMU",
-		    e.vllm[0] ? e.vllm : "unset (vLLM's default 1)", e.from);
+		doctor_add(h, "env.vllm_skip_p2p_check", DOCTOR_WARN,
+			   "p2pmap verify --vllm-cache, then VLLM_SKIP_P2P_CHECK=0",
+			   "VLLM_SKIP_P2P_CHECK is %s in %s: vLLM trusts cuDeviceCanAccessPeer, which ignores the IOMMU",
+			   e.vllm[0] ? e.vllm : "unset (vLLM's default 1)", e.from);
 	else
-		add(h, "env.vllm_skip_p2p_check", DOCTOR_OK, NULL,
-		    "VLLM_SKIP_P2P_CHECK=0 in %s: vLLM reads p2pmap verify's cache",
-		    e.from);
+		doctor_add(h, "env.vllm_skip_p2p_check", DOCTOR_OK, NULL,
+			   "VLLM_SKIP_P2P_CHECK=0 in %s: vLLM reads p2pmap verify's cache",
+			   e.from);
 	if (e.cvd[0] && strcmp(e.order, "PCI_BUS_ID"))
-		add(h, "env.cuda_device_order", DOCTOR_WARN,
-		    "CUDA_DEVICE_ORDER=PCI_BUS_ID",
-		    "CUDA_VISIBLE_DEVICES=%s without CUDA_DEVICE_ORDER=PCI_BUS_ID in %s: the ordinals may not name the GPUs in PCI order",
-		    e.cvd, e.from);
+		doctor_add(h, "env.cuda_device_order", DOCTOR_WARN,
+			   "CUDA_DEVICE_ORDER=PCI_BUS_ID",
+			   "CUDA_VISIBLE_DEVICES=%s without CUDA_DEVICE_ORDER=PCI_BUS_ID in %s: the ordinals may not name the GPUs in PCI order",
+			   e.cvd, e.from);
 	else if (e.cvd[0])
-		add(h, "env.cuda_device_order", DOCTOR_OK, NULL,
-		    "CUDA_VISIBLE_DEVICES=%s with CUDA_DEVICE_ORDER=PCI_BUS_ID in %s",
-		    e.cvd, e.from);
+		doctor_add(h, "env.cuda_device_order", DOCTOR_OK, NULL,
+			   "CUDA_VISIBLE_DEVICES=%s with CUDA_DEVICE_ORDER=PCI_BUS_ID in %s",
+			   e.cvd, e.from);
 	else
-		add(h, "env.cuda_device_order", DOCTOR_OK, NULL,
-		    "CUDA_VISIBLE_DEVICES is unset in %s: every GPU, in CUDA's order%s",
-		    e.from, strcmp(e.order, "PCI_BUS_ID") ? "" : " (PCI_BUS_ID)");
+		doctor_add(h, "env.cuda_device_order", DOCTOR_OK, NULL,
+			   "CUDA_VISIBLE_DEVICES is unset in %s: every GPU, in CUDA's order%s",
+			   e.from, strcmp(e.order, "PCI_BUS_ID") ? "" : " (PCI_BUS_ID)");
 }

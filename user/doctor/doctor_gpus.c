@@ -58,21 +58,21 @@ static bool is_gpu(const struct host *h, const char *a)
 {
 	char v[32];
 
-	if (!rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/vendor", a) ||
+	if (!doctor_read(h, v, sizeof(v), "/sys/bus/pci/devices/%s/vendor", a) ||
 	    strtoul(v, NULL, 16) != h->want->vendor)
 		return false;
 	if (h->want->device &&
-	    (!rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/device", a) ||
+	    (!doctor_read(h, v, sizeof(v), "/sys/bus/pci/devices/%s/device", a) ||
 	     strtoul(v, NULL, 16) != h->want->device))
 		return false;
 	if (h->want->any_class)
 		return true;
-	return rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/class", a) &&
+	return doctor_read(h, v, sizeof(v), "/sys/bus/pci/devices/%s/class", a) &&
 	       (!strncmp(v, "0x0300", 6) || !strncmp(v, "0x0302", 6));
 }
 
 /* NVIDIA display and 3D controllers (class 0x0300xx, 0x0302xx). */
-void find_gpus(struct host *h)
+void doctor_find_gpus(struct host *h)
 {
 	char path[PATH_MAX], v[32], rel[PATH_MAX];
 	struct dirent **names;
@@ -91,23 +91,23 @@ void find_gpus(struct host *h)
 			snprintf(g->addr, sizeof(g->addr), "%.*s",
 				 (int)sizeof(g->addr) - 1, a);
 			snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s/driver", a);
-			link_name(h, rel, g->driver, sizeof(g->driver));
+			doctor_link_name(h, rel, g->driver, sizeof(g->driver));
 			snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s/iommu_group", a);
-			link_name(h, rel, v, sizeof(v));
+			doctor_link_name(h, rel, v, sizeof(v));
 			g->group = v[0] ? atoi(v) : -1;
 			if (g->group >= 0)
-				rd(h, g->group_type, sizeof(g->group_type),
-				   "/sys/kernel/iommu_groups/%d/type", g->group);
-			g->numa = rd(h, v, sizeof(v),
-				     "/sys/bus/pci/devices/%s/numa_node", a) ?
+				doctor_read(h, g->group_type, sizeof(g->group_type),
+					    "/sys/kernel/iommu_groups/%d/type", g->group);
+			g->numa = doctor_read(h, v, sizeof(v),
+					      "/sys/bus/pci/devices/%s/numa_node", a) ?
 				  atoi(v) : -1;
 			if (link_sysfs_root_bus(h->root, a, g->root_bus,
 						sizeof(g->root_bus)))
 				g->root_bus[0] = '\0';
 			read_bars(h, g);
 			device_path(h, g);
-			if (rd(h, v, sizeof(v), "/sys/bus/pci/devices/%s/vendor",
-			       a))
+			if (doctor_read(h, v, sizeof(v), "/sys/bus/pci/devices/%s/vendor",
+					a))
 				g->vendor = strtoul(v, NULL, 16);
 		}
 		free(names[i]);
@@ -117,7 +117,7 @@ void find_gpus(struct host *h)
 }
 
 
-void check_gpus(struct host *h)
+void doctor_check_gpus(struct host *h)
 {
 	char name[48], path[PATH_MAX], others[128];
 	struct dirent *e;
@@ -125,15 +125,15 @@ void check_gpus(struct host *h)
 	DIR *d;
 
 	if (!h->ngpus && !h->want->any_class) {
-		add(h, "gpus", DOCTOR_WARN, NULL,
-		    "no NVIDIA GPU in /sys/bus/pci/devices");
+		doctor_add(h, "gpus", DOCTOR_WARN, NULL,
+			   "no NVIDIA GPU in /sys/bus/pci/devices");
 		return;
 	}
 	if (!h->ngpus) {
-		add(h, "gpus", DOCTOR_WARN, NULL,
-		    "no device %04x%s%.0x in /sys/bus/pci/devices",
-		    h->want->vendor, h->want->device ? ":" : "",
-		    h->want->device);
+		doctor_add(h, "gpus", DOCTOR_WARN, NULL,
+			   "no device %04x%s%.0x in /sys/bus/pci/devices",
+			   h->want->vendor, h->want->device ? ":" : "",
+			   h->want->device);
 		return;
 	}
 	for (i = 0; i < h->ngpus; i++) {
@@ -141,17 +141,17 @@ void check_gpus(struct host *h)
 
 		snprintf(name, sizeof(name), "gpu.%s.driver", g->addr);
 		if (!strcmp(g->driver, h->want->driver))
-			add(h, name, DOCTOR_OK, NULL,
-			    "%s (NUMA node %d) is bound to %s", g->addr,
-			    g->numa, g->driver);
+			doctor_add(h, name, DOCTOR_OK, NULL,
+				   "%s (NUMA node %d) is bound to %s", g->addr,
+				   g->numa, g->driver);
 		else if (!strcmp(g->driver, "vfio-pci"))
-			add(h, name, DOCTOR_OK, NULL,
-			    "%s (NUMA node %d) is bound to vfio-pci (a VM's or another VFIO user's): p2pmap never maps into or out of it",
-			    g->addr, g->numa);
+			doctor_add(h, name, DOCTOR_OK, NULL,
+				   "%s (NUMA node %d) is bound to vfio-pci (a VM's or another VFIO user's): p2pmap never maps into or out of it",
+				   g->addr, g->numa);
 		else
-			add(h, name, DOCTOR_WARN, NULL,
-			    "%s (NUMA node %d) is bound to %s", g->addr, g->numa,
-			    g->driver[0] ? g->driver : "no driver");
+			doctor_add(h, name, DOCTOR_WARN, NULL,
+				   "%s (NUMA node %d) is bound to %s", g->addr, g->numa,
+				   g->driver[0] ? g->driver : "no driver");
 
 		snprintf(name, sizeof(name), "gpu.%s.group", g->addr);
 		others[0] = '\0';
@@ -168,22 +168,22 @@ void check_gpus(struct host *h)
 		if (d)
 			closedir(d);
 		if (g->group < 0)
-			add(h, name, DOCTOR_WARN, NULL,
-			    "%s is in no IOMMU group", g->addr);
-		else if (translated(g) && !strcmp(g->driver, h->want->driver))
-			add(h, name, others[0] ? DOCTOR_WARN : DOCTOR_OK, NULL,
-			    "IOMMU group %d, %s: translated, so a peer's BAR needs a mapping in this GPU's domain%s%s",
-			    g->group, g->group_type,
-			    others[0] ? "; shares the group with " : "", others);
-		else if (translated(g))
-			add(h, name, others[0] ? DOCTOR_WARN : DOCTOR_OK, NULL,
-			    "IOMMU group %d, default domain %s%s%s", g->group,
-			    g->group_type,
-			    others[0] ? "; shares the group with " : "", others);
+			doctor_add(h, name, DOCTOR_WARN, NULL,
+				   "%s is in no IOMMU group", g->addr);
+		else if (doctor_translated(g) && !strcmp(g->driver, h->want->driver))
+			doctor_add(h, name, others[0] ? DOCTOR_WARN : DOCTOR_OK, NULL,
+				   "IOMMU group %d, %s: translated, so a peer's BAR needs a mapping in this GPU's domain%s%s",
+				   g->group, g->group_type,
+				   others[0] ? "; shares the group with " : "", others);
+		else if (doctor_translated(g))
+			doctor_add(h, name, others[0] ? DOCTOR_WARN : DOCTOR_OK, NULL,
+				   "IOMMU group %d, default domain %s%s%s", g->group,
+				   g->group_type,
+				   others[0] ? "; shares the group with " : "", others);
 		else
-			add(h, name, DOCTOR_WARN, NULL,
-			    "IOMMU group %d, %s: P2P needs no mapping, but the group is not isolated%s%s",
-			    g->group, g->group_type[0] ? g->group_type : "type unknown",
-			    others[0] ? "; shares the group with " : "", others);
+			doctor_add(h, name, DOCTOR_WARN, NULL,
+				   "IOMMU group %d, %s: P2P needs no mapping, but the group is not isolated%s%s",
+				   g->group, g->group_type[0] ? g->group_type : "type unknown",
+				   others[0] ? "; shares the group with " : "", others);
 	}
 }

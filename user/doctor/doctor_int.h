@@ -68,33 +68,33 @@ struct host {
 };
 
 /* ROOT/PATH's first line into @buf; false when it cannot be read. */
-bool rd(const struct host *h, char *buf, size_t len, const char *fmt, ...)
+bool doctor_read(const struct host *h, char *buf, size_t len,
+		 const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-bool exists(const struct host *h, const char *rel);
+bool doctor_exists(const struct host *h, const char *rel);
 /* The last component of the link ROOT/REL points to, or "". */
-void link_name(const struct host *h, const char *rel, char *buf, size_t len);
+void doctor_link_name(const struct host *h, const char *rel, char *buf,
+		      size_t len);
 /* A check at the end of the report (NULL when it is full). */
-struct doctor_check *add(struct host *h, const char *name,
-			 enum doctor_level level, const char *fix,
-			 const char *fmt, ...)
+struct doctor_check *doctor_add(struct host *h, const char *name,
+				enum doctor_level level, const char *fix,
+				const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
-void blocking(struct doctor_check *c);
+void doctor_blocking(struct doctor_check *c);
 /* "16 MiB", "32 GiB" */
-void size_text(unsigned long long bytes, char *buf, size_t len);
+void doctor_size_text(unsigned long long bytes, char *buf, size_t len);
 /* The GPU's default domain translates (DMA, DMA-FQ). */
-bool translated(const struct gpu *g);
+bool doctor_translated(const struct gpu *g);
 /* Translated, bound to the server's driver and no VM's: its P2P needs
  * p2pmap. */
-bool needs_links(const struct host *h, const struct gpu *g);
+bool doctor_needs_links(const struct host *h, const struct gpu *g);
 
 /* The checks, in the order of the chain (doctor_run()). */
-void check_iommu(struct host *h);
-void check_cc(struct host *h);
-void find_gpus(struct host *h);
-void check_gpus(struct host *h);
-void check_bars(struct host *h);
-/* Fills each GPU's rebar_state and rebar[] with one libpci scan. */
-void rebar_read(struct host *h);
+void doctor_check_iommu(struct host *h);
+void doctor_check_cc(struct host *h);
+void doctor_find_gpus(struct host *h);
+void doctor_check_gpus(struct host *h);
+void doctor_check_bars(struct host *h);
 
 /* One GPU's memory as nvidia-smi -q -d MEMORY reports it, in MiB. */
 struct vram {
@@ -109,28 +109,28 @@ struct vram {
  * unset) with -q -d MEMORY and reads each GPU's FB and BAR1 totals into
  * @v.  Returns how many, or -1 with @why saying why nothing was read.
  */
-int vram_read(const struct host *h, struct vram *v, size_t max, char *why,
-	      size_t len);
-void check_paths(struct host *h);
-void check_nvidia(struct host *h);
+int doctor_vram_read(const struct host *h, struct vram *v, size_t max,
+		     char *why, size_t len);
+void doctor_check_paths(struct host *h);
+void doctor_check_nvidia(struct host *h);
 /* libcuda.so.1 and cuInit, in a child: on this machine only (no --root). */
-void check_cuda(struct host *h);
-void check_p2pmap(struct host *h);
-void check_version(struct host *h);
-void check_dkms(struct host *h);
-void check_saved(struct host *h);
-void check_softdep(struct host *h);
-void check_initramfs(struct host *h);
-void check_log(struct host *h, const char *path);
-void check_env(struct host *h, const struct doctor_env_source *src);
+void doctor_check_cuda(struct host *h);
+void doctor_check_p2pmap(struct host *h);
+void doctor_check_version(struct host *h);
+void doctor_check_dkms(struct host *h);
+void doctor_check_saved(struct host *h);
+void doctor_check_softdep(struct host *h);
+void doctor_check_initramfs(struct host *h);
+void doctor_check_log(struct host *h, const char *path);
+void doctor_check_env(struct host *h, const struct doctor_env_source *src);
 /* doctor_caches.c: the caches verify wrote, still valid or stale */
-void check_caches(struct host *h);
+void doctor_check_caches(struct host *h);
 /* doctor_proxmox.c: each GPU's guest on a Proxmox VE node, their links */
-void check_proxmox(struct host *h);
+void doctor_check_proxmox(struct host *h);
 /* doctor_proxmox.c: each GPU a Proxmox VM passes through (gpu->vm) */
-void find_vm_gpus(struct host *h);
+void doctor_find_vm_gpus(struct host *h);
 /* doctor_container.c: in a container, instead of the host-only checks */
-void host_only(struct host *h);
-void check_container(struct host *h);
+void doctor_host_only(struct host *h);
+void doctor_check_container(struct host *h);
 
 #endif

@@ -127,7 +127,7 @@ static bool fault_line(const char *line, char *init, size_t len,
 	return p && sscanf(p, "address=%llx", addr) == 1;
 }
 
-void check_log(struct host *h, const char *path)
+void doctor_check_log(struct host *h, const char *path)
 {
 	static struct pair_hits hits[DOCTOR_MAX_GPUS][DOCTOR_MAX_GPUS];
 	char line[1024], init[16], name[64], fix[128], where[256];
@@ -140,14 +140,14 @@ void check_log(struct host *h, const char *path)
 	memset(hits, 0, sizeof(hits));
 
 	if (!path) {
-		add(h, "log", DOCTOR_SKIP, NULL,
-		    "the kernel log was not read (--dmesg FILE, e.g. from dmesg > FILE)");
+		doctor_add(h, "log", DOCTOR_SKIP, NULL,
+			   "the kernel log was not read (--dmesg FILE, e.g. from dmesg > FILE)");
 		return;
 	}
 	f = fopen(path, "r");
 	if (!f) {
-		add(h, "log", DOCTOR_SKIP, NULL, "%s cannot be read: %s", path,
-		    strerror(errno));
+		doctor_add(h, "log", DOCTOR_SKIP, NULL, "%s cannot be read: %s", path,
+			   strerror(errno));
 		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -179,18 +179,18 @@ void check_log(struct host *h, const char *path)
 			/* A Proxmox VM's GPU is never linked. */
 			snprintf(fix, sizeof(fix), "p2pmap link add %s %s",
 				 h->gpus[a].addr, h->gpus[b].addr);
-			add(h, name, DOCTOR_WARN,
-			    h->gpus[a].vm || h->gpus[b].vm ? NULL : fix,
-			    "%u IOMMU fault line(s) in %s: %s's DMA to %s's %s was not mapped (before p2pmap, or with the link down)",
-			    p->lines, path, h->gpus[a].addr,
-			    h->gpus[b].addr, where);
+			doctor_add(h, name, DOCTOR_WARN,
+				   h->gpus[a].vm || h->gpus[b].vm ? NULL : fix,
+				   "%u IOMMU fault line(s) in %s: %s's DMA to %s's %s was not mapped (before p2pmap, or with the link down)",
+				   p->lines, path, h->gpus[a].addr,
+				   h->gpus[b].addr, where);
 		}
 	}
 	if (!lines)
-		add(h, "log", DOCTOR_OK, NULL, "no IOMMU fault line in %s",
-		    path);
+		doctor_add(h, "log", DOCTOR_OK, NULL, "no IOMMU fault line in %s",
+			   path);
 	else
-		add(h, "log", other ? DOCTOR_WARN : DOCTOR_OK, NULL,
-		    "%u IOMMU fault line(s) in %s, %u at no GPU's BAR or with no usable address or device (not attributed to a pair)",
-		    lines, path, other);
+		doctor_add(h, "log", other ? DOCTOR_WARN : DOCTOR_OK, NULL,
+			   "%u IOMMU fault line(s) in %s, %u at no GPU's BAR or with no usable address or device (not attributed to a pair)",
+			   lines, path, other);
 }

@@ -8,18 +8,18 @@
 #include "doctor_int.h"
 
 
-void check_nvidia(struct host *h)
+void doctor_check_nvidia(struct host *h)
 {
 	char line[512], path[PATH_MAX];
 	bool remap = false, seen = false;
 	FILE *f;
 
-	if (!rd(h, line, sizeof(line), "/proc/driver/nvidia/version")) {
-		add(h, "nvidia.driver", DOCTOR_SKIP, NULL,
-		    "the NVIDIA driver is not loaded (/proc/driver/nvidia/version)");
+	if (!doctor_read(h, line, sizeof(line), "/proc/driver/nvidia/version")) {
+		doctor_add(h, "nvidia.driver", DOCTOR_SKIP, NULL,
+			   "the NVIDIA driver is not loaded (/proc/driver/nvidia/version)");
 		return;
 	}
-	add(h, "nvidia.driver", DOCTOR_OK, NULL, "%s", line);
+	doctor_add(h, "nvidia.driver", DOCTOR_OK, NULL, "%s", line);
 	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/params", h->root);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -31,19 +31,19 @@ void check_nvidia(struct host *h)
 			   (strstr(line, "RMForceP2PType") ||
 			    strstr(line, "RMPcieP2PType") ||
 			    strstr(line, "ForceP2P"))) {
-			add(h, "nvidia.registry", DOCTOR_WARN, NULL,
-			    "%s: the P2P type or P2P itself is forced", line);
+			doctor_add(h, "nvidia.registry", DOCTOR_WARN, NULL,
+				   "%s: the P2P type or P2P itself is forced", line);
 		}
 	}
 	if (f)
 		fclose(f);
 	if (!seen)
-		add(h, "nvidia.peer_mmio", DOCTOR_SKIP, NULL,
-		    "no DmaRemapPeerMmio in /proc/driver/nvidia/params");
+		doctor_add(h, "nvidia.peer_mmio", DOCTOR_SKIP, NULL,
+			   "no DmaRemapPeerMmio in /proc/driver/nvidia/params");
 	else if (remap)
-		add(h, "nvidia.peer_mmio", DOCTOR_OK, NULL,
-		    "DmaRemapPeerMmio: 1: the driver maps some peer directions itself; p2pmap links cover the others");
+		doctor_add(h, "nvidia.peer_mmio", DOCTOR_OK, NULL,
+			   "DmaRemapPeerMmio: 1: the driver maps some peer directions itself; p2pmap links cover the others");
 	else
-		add(h, "nvidia.peer_mmio", DOCTOR_WARN, NULL,
-		    "DmaRemapPeerMmio: 0: the driver maps no peer BAR itself: every direction needs a p2pmap link");
+		doctor_add(h, "nvidia.peer_mmio", DOCTOR_WARN, NULL,
+			   "DmaRemapPeerMmio: 0: the driver maps no peer BAR itself: every direction needs a p2pmap link");
 }

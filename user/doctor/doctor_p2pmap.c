@@ -36,7 +36,7 @@ static void auto_fix(const struct host *h, const struct gpu *a,
 		 " (or p2pmap link auto --numa %d)", a->numa);
 }
 
-void check_p2pmap(struct host *h)
+void doctor_check_p2pmap(struct host *h)
 {
 	char v[64], name[64], fix[160];
 	struct link_sysfs l;
@@ -44,26 +44,26 @@ void check_p2pmap(struct host *h)
 	struct doctor_check *c;
 
 	for (i = 0; i < h->ngpus; i++)
-		need += needs_links(h, &h->gpus[i]);
+		need += doctor_needs_links(h, &h->gpus[i]);
 	h->loaded = link_sysfs_loaded(h->root);
 	if (!h->loaded && need < 2) {
-		add(h, "p2pmap.loaded", DOCTOR_OK, NULL,
-		    "p2pmap is not loaded; fewer than two translated %s GPUs, none needs it",
-		    h->want->driver);
+		doctor_add(h, "p2pmap.loaded", DOCTOR_OK, NULL,
+			   "p2pmap is not loaded; fewer than two translated %s GPUs, none needs it",
+			   h->want->driver);
 		return;
 	}
 	if (!h->loaded) {
-		c = add(h, "p2pmap.loaded", DOCTOR_FAIL,
-			exists(h, "/sys/module/p2pmap") ? "" :
-			"modprobe p2pmap (installed with make install or the p2pmap-dkms package)",
-			"p2pmap is not loaded: no peer BAR is mapped in %zu translated %s GPU(s)' domains",
-			need, h->want->driver);
-		blocking(c);
+		c = doctor_add(h, "p2pmap.loaded", DOCTOR_FAIL,
+			       doctor_exists(h, "/sys/module/p2pmap") ? "" :
+			       "modprobe p2pmap (installed with make install or the p2pmap-dkms package)",
+			       "p2pmap is not loaded: no peer BAR is mapped in %zu translated %s GPU(s)' domains",
+			       need, h->want->driver);
+		doctor_blocking(c);
 		return;
 	}
-	rd(h, v, sizeof(v), "/sys/kernel/p2pmap/version");
-	add(h, "p2pmap.loaded", DOCTOR_OK, NULL, "p2pmap %s is loaded",
-	    v[0] ? v : "(version unknown)");
+	doctor_read(h, v, sizeof(v), "/sys/kernel/p2pmap/version");
+	doctor_add(h, "p2pmap.loaded", DOCTOR_OK, NULL, "p2pmap %s is loaded",
+		   v[0] ? v : "(version unknown)");
 
 	/*
 	 * Every configured link between GPUs, whatever their drivers now
@@ -77,78 +77,78 @@ void check_p2pmap(struct host *h)
 			if (i == j)
 				continue;
 			link_sysfs_read(h->root, a->addr, b->addr, &l);
-			if (!l.exists && (!needs_links(h, a) ||
-					  !needs_links(h, b) ||
+			if (!l.exists && (!doctor_needs_links(h, a) ||
+					  !doctor_needs_links(h, b) ||
 					  a->numa != b->numa))
 				continue;
 			snprintf(name, sizeof(name), "link.%s>%s", a->addr,
 				 b->addr);
 			if (!l.exists) {
 				auto_fix(h, a, b, fix, sizeof(fix));
-				add(h, name, DOCTOR_WARN, fix,
-				    "no link %s -> %s (same NUMA node %d): P2P in this direction works only if the driver maps it",
-				    a->addr, b->addr, a->numa);
+				doctor_add(h, name, DOCTOR_WARN, fix,
+					   "no link %s -> %s (same NUMA node %d): P2P in this direction works only if the driver maps it",
+					   a->addr, b->addr, a->numa);
 			} else if (!strcmp(l.state, "blocked")) {
 				/* The policy's word: by design, not a fault. */
-				add(h, name, DOCTOR_WARN, "p2pmap status",
-				    "link %s -> %s is blocked%s%s", a->addr,
-				    b->addr, l.reason[0] ? ": " : "",
-				    l.reason);
+				doctor_add(h, name, DOCTOR_WARN, "p2pmap status",
+					   "link %s -> %s is blocked%s%s", a->addr,
+					   b->addr, l.reason[0] ? ": " : "",
+					   l.reason);
 			} else if (strcmp(l.state, "mapped")) {
-				c = add(h, name, DOCTOR_FAIL, "p2pmap status",
-					"link %s -> %s is %s%s%s", a->addr,
-					b->addr, l.state,
-					l.reason[0] ? ": " : "", l.reason);
-				blocking(c);
+				c = doctor_add(h, name, DOCTOR_FAIL, "p2pmap status",
+					       "link %s -> %s is %s%s%s", a->addr,
+					       b->addr, l.state,
+					       l.reason[0] ? ": " : "", l.reason);
+				doctor_blocking(c);
 			} else if (l.has_faults && l.faults) {
-				c = add(h, name, DOCTOR_FAIL, "p2pmap faults",
-					"link %s -> %s is mapped but counted %llu fault(s)",
-					a->addr, b->addr,
-					(unsigned long long)l.faults);
-				blocking(c);
+				c = doctor_add(h, name, DOCTOR_FAIL, "p2pmap faults",
+					       "link %s -> %s is mapped but counted %llu fault(s)",
+					       a->addr, b->addr,
+					       (unsigned long long)l.faults);
+				doctor_blocking(c);
 			} else {
-				add(h, name, DOCTOR_OK, NULL,
-				    "link %s -> %s is mapped, no fault", a->addr,
-				    b->addr);
+				doctor_add(h, name, DOCTOR_OK, NULL,
+					   "link %s -> %s is mapped, no fault", a->addr,
+					   b->addr);
 			}
 		}
 	}
 	if (h->container[0])
-		add(h, "p2pmap.config", DOCTOR_SKIP, NULL,
-		    "run on the host: this is a container (%s); the configuration the module loads with is the host's /etc/modprobe.d/p2pmap.conf",
-		    h->container);
-	else if (!exists(h, "/etc/modprobe.d/p2pmap.conf"))
-		add(h, "p2pmap.config", DOCTOR_WARN, "p2pmap config save",
-		    "no /etc/modprobe.d/p2pmap.conf: the links are lost at the next boot");
+		doctor_add(h, "p2pmap.config", DOCTOR_SKIP, NULL,
+			   "run on the host: this is a container (%s); the configuration the module loads with is the host's /etc/modprobe.d/p2pmap.conf",
+			   h->container);
+	else if (!doctor_exists(h, "/etc/modprobe.d/p2pmap.conf"))
+		doctor_add(h, "p2pmap.config", DOCTOR_WARN, "p2pmap config save",
+			   "no /etc/modprobe.d/p2pmap.conf: the links are lost at the next boot");
 	else
-		add(h, "p2pmap.config", DOCTOR_OK, NULL,
-		    "/etc/modprobe.d/p2pmap.conf exists (p2pmap config check reads it as the module will)");
+		doctor_add(h, "p2pmap.config", DOCTOR_OK, NULL,
+			   "/etc/modprobe.d/p2pmap.conf exists (p2pmap config check reads it as the module will)");
 }
 
 /* The loaded module's version against the CLI's (one VERSION file). */
-void check_version(struct host *h)
+void doctor_check_version(struct host *h)
 {
 	const char *file = "/sys/kernel/p2pmap/version";
 	char v[64];
 
 	if (!h->loaded)
 		return;
-	if (!rd(h, v, sizeof(v), "%s", file) || !v[0]) {
+	if (!doctor_read(h, v, sizeof(v), "%s", file) || !v[0]) {
 		file = "/sys/module/p2pmap/version";
-		if (!rd(h, v, sizeof(v), "%s", file) || !v[0]) {
-			add(h, "p2pmap.version", DOCTOR_SKIP, NULL,
-			    "the loaded module's version cannot be read (/sys/kernel/p2pmap/version, /sys/module/p2pmap/version)");
+		if (!doctor_read(h, v, sizeof(v), "%s", file) || !v[0]) {
+			doctor_add(h, "p2pmap.version", DOCTOR_SKIP, NULL,
+				   "the loaded module's version cannot be read (/sys/kernel/p2pmap/version, /sys/module/p2pmap/version)");
 			return;
 		}
 	}
 	if (strcmp(v, P2PMAP_VERSION))
-		add(h, "p2pmap.version", DOCTOR_WARN,
-		    "load the installed module: reboot (or modprobe -r p2pmap && modprobe p2pmap, then rebind the GPU driver so that the links map)",
-		    "the loaded module is p2pmap %s (%s), the CLI %s: a module loaded before an upgrade, or from another build",
-		    v, file, P2PMAP_VERSION);
+		doctor_add(h, "p2pmap.version", DOCTOR_WARN,
+			   "load the installed module: reboot (or modprobe -r p2pmap && modprobe p2pmap, then rebind the GPU driver so that the links map)",
+			   "the loaded module is p2pmap %s (%s), the CLI %s: a module loaded before an upgrade, or from another build",
+			   v, file, P2PMAP_VERSION);
 	else
-		add(h, "p2pmap.version", DOCTOR_OK, NULL,
-		    "the loaded module is p2pmap %s (%s), as the CLI", v, file);
+		doctor_add(h, "p2pmap.version", DOCTOR_OK, NULL,
+			   "the loaded module is p2pmap %s (%s), as the CLI", v, file);
 }
 
 /* Is "FROM-TO" among the saved links? */
@@ -170,7 +170,7 @@ static bool saved(const struct modprobe_check *res, const char *from,
  * the module read it: a live link not saved is lost at the next boot, a
  * saved one not live was removed, or the module was loaded without it.
  */
-void check_saved(struct host *h)
+void doctor_check_saved(struct host *h)
 {
 	char path[PATH_MAX], name[48], from[32];
 	struct modprobe_check res = { 0 };
@@ -180,20 +180,20 @@ void check_saved(struct host *h)
 	int n, k;
 	char *dash;
 
-	if (!h->loaded || !exists(h, CONFIG_FILE))
+	if (!h->loaded || !doctor_exists(h, CONFIG_FILE))
 		return;
 	snprintf(path, sizeof(path), "%s%s", h->root, CONFIG_FILE);
 	f = fopen(path, "r");
 	null = fopen("/dev/null", "w");
 	if (!f || !null || modprobe_check(f, CONFIG_FILE, null, &res)) {
-		add(h, "p2pmap.saved", DOCTOR_SKIP, NULL, "%s cannot be read",
-		    CONFIG_FILE);
+		doctor_add(h, "p2pmap.saved", DOCTOR_SKIP, NULL, "%s cannot be read",
+			   CONFIG_FILE);
 		goto out;
 	}
 	if (res.problems)
-		add(h, "p2pmap.config.check", DOCTOR_WARN, "p2pmap config check",
-		    "%s has %u problem(s) the module would report at the next boot",
-		    CONFIG_FILE, res.problems);
+		doctor_add(h, "p2pmap.config.check", DOCTOR_WARN, "p2pmap config check",
+			   "%s has %u problem(s) the module would report at the next boot",
+			   CONFIG_FILE, res.problems);
 	snprintf(path, sizeof(path), "%s/sys/kernel/p2pmap/links", h->root);
 	n = scandir(path, &names, NULL, alphasort);
 	for (k = 0; k < n; k++) {
@@ -206,9 +206,9 @@ void check_saved(struct host *h)
 				differ++;
 				snprintf(name, sizeof(name), "p2pmap.saved.%s>%s",
 					 from, dash);
-				add(h, name, DOCTOR_WARN, "p2pmap config save",
-				    "link %s -> %s is live but not saved in %s: it is lost at the next boot",
-				    from, dash, CONFIG_FILE);
+				doctor_add(h, name, DOCTOR_WARN, "p2pmap config save",
+					   "link %s -> %s is live but not saved in %s: it is lost at the next boot",
+					   from, dash, CONFIG_FILE);
 			}
 		}
 		free(names[k]);
@@ -225,16 +225,16 @@ void check_saved(struct host *h)
 		differ++;
 		snprintf(name, sizeof(name), "p2pmap.saved.%s>%s",
 			 res.link[i].initiator, res.link[i].target);
-		add(h, name, DOCTOR_WARN,
-		    "p2pmap config apply (or p2pmap config save, if its removal was meant)",
-		    "link %s -> %s is saved in %s (line %u) but not live: removed since, or the module was loaded without it",
-		    res.link[i].initiator, res.link[i].target, CONFIG_FILE,
-		    res.link[i].line);
+		doctor_add(h, name, DOCTOR_WARN,
+			   "p2pmap config apply (or p2pmap config save, if its removal was meant)",
+			   "link %s -> %s is saved in %s (line %u) but not live: removed since, or the module was loaded without it",
+			   res.link[i].initiator, res.link[i].target, CONFIG_FILE,
+			   res.link[i].line);
 	}
 	if (!differ)
-		add(h, "p2pmap.saved", DOCTOR_OK, NULL,
-		    "the %u live link(s) are the %u saved in %s: the next boot configures the same",
-		    live, res.links, CONFIG_FILE);
+		doctor_add(h, "p2pmap.saved", DOCTOR_OK, NULL,
+			   "the %u live link(s) are the %u saved in %s: the next boot configures the same",
+			   live, res.links, CONFIG_FILE);
 out:
 	if (f)
 		fclose(f);

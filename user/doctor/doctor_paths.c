@@ -130,7 +130,7 @@ static int path_redirects(struct host *h, const struct gpu *g,
  * the IOMMU, unless ACS redirects it), PHB (one host bridge), NODE (host
  * bridges of one NUMA node), SYS (across NUMA nodes).
  */
-void check_paths(struct host *h)
+void doctor_check_paths(struct host *h)
 {
 	const char *cls, *what;
 	char name[64];
@@ -173,23 +173,23 @@ void check_paths(struct host *h)
 							     sizeof(port)) : 0;
 
 				if (ra == 1 && rb == 1)
-					add(h, name, DOCTOR_OK, NULL,
-					    "%s: %s whose ports redirect peer requests upstream (ACS ReqRedir+ CmpltRedir+): their P2P reaches the root complex and the IOMMU",
-					    cls, what);
+					doctor_add(h, name, DOCTOR_OK, NULL,
+						   "%s: %s whose ports redirect peer requests upstream (ACS ReqRedir+ CmpltRedir+): their P2P reaches the root complex and the IOMMU",
+						   cls, what);
 				else if (!ra || !rb)
-					add(h, name, DOCTOR_WARN,
-					    "enable ACS ReqRedir and CmpltRedir on the switch's downstream ports (setpci, or the platform's ACS setting), or accept P2P without IOMMU translation",
-					    "%s: %s: port %s does not redirect peer requests (no ACS ReqRedir+ CmpltRedir+): their P2P turns in the switch and never reaches the IOMMU, so p2pmap's links do not apply to it",
-					    cls, what, port);
+					doctor_add(h, name, DOCTOR_WARN,
+						   "enable ACS ReqRedir and CmpltRedir on the switch's downstream ports (setpci, or the platform's ACS setting), or accept P2P without IOMMU translation",
+						   "%s: %s: port %s does not redirect peer requests (no ACS ReqRedir+ CmpltRedir+): their P2P turns in the switch and never reaches the IOMMU, so p2pmap's links do not apply to it",
+						   cls, what, port);
 				else
-					add(h, name, DOCTOR_WARN,
-					    "run as root (ACS sits in the extended configuration space)",
-					    "%s: %s: the ACS control of port %s cannot be read: without redirection their P2P turns in the switch, before the IOMMU",
-					    cls, what, port);
+					doctor_add(h, name, DOCTOR_WARN,
+						   "run as root (ACS sits in the extended configuration space)",
+						   "%s: %s: the ACS control of port %s cannot be read: without redirection their P2P turns in the switch, before the IOMMU",
+						   cls, what, port);
 			} else {
-				add(h, name, DOCTOR_OK, NULL,
-				    "%s: %s: their P2P goes through the root complex and the IOMMU, where p2pmap's links apply",
-				    cls, what);
+				doctor_add(h, name, DOCTOR_OK, NULL,
+					   "%s: %s: their P2P goes through the root complex and the IOMMU, where p2pmap's links apply",
+					   cls, what);
 			}
 		}
 	}

@@ -159,29 +159,29 @@ static void gpu_owner(struct host *h, const struct pve_host *p,
 	}
 	if (!owners) {
 		owner(h, gpu->addr, "host", NULL, NULL);
-		add(h, name, DOCTOR_OK, NULL,
-		    "%s is the host's: no VM or container of node %s passes it through",
-		    gpu->addr, p->node);
+		doctor_add(h, name, DOCTOR_OK, NULL,
+			   "%s is the host's: no VM or container of node %s passes it through",
+			   gpu->addr, p->node);
 	} else if (owners > 1) {
-		add(h, name, DOCTOR_WARN, "keep it in one guest",
-		    "%s is named by %s: one device, two guests", gpu->addr,
-		    all);
+		doctor_add(h, name, DOCTOR_WARN, "keep it in one guest",
+			   "%s is named by %s: one device, two guests", gpu->addr,
+			   all);
 	} else if (vm && strcmp(gpu->driver, "vfio-pci")) {
 		vm_gpu_fix(gpu, vm, vmvia, fix, sizeof(fix));
-		add(h, name, DOCTOR_WARN, fix,
-		    "%s belongs to %s but is bound to %s, not vfio-pci: the host uses a GPU its VM takes when it starts",
-		    gpu->addr, all, gpu->driver[0] ? gpu->driver : "no driver");
-	} else if (ct && !ct_allows(h, maj, ct, maj->gpu, ctminor)) {
+		doctor_add(h, name, DOCTOR_WARN, fix,
+			   "%s belongs to %s but is bound to %s, not vfio-pci: the host uses a GPU its VM takes when it starts",
+			   gpu->addr, all, gpu->driver[0] ? gpu->driver : "no driver");
+	} else if (ct && !doctor_ct_allows(h, maj, ct, maj->gpu, ctminor)) {
 		/* c 195:* and not c 195:N: nvidiactl (195:255) too. */
 		snprintf(fix, sizeof(fix),
 			 "%s: c %d:* rwm in /etc/pve/lxc/%u.conf (its GPUs and /dev/nvidiactl, %d:255; or pass it as devN: /dev/nvidia%d)",
-			 ct_allow_key(p), maj->gpu, ct->id, maj->gpu, ctminor);
-		add(h, name, DOCTOR_WARN, fix,
-		    "%s is passed to %s, but the container's cgroup does not allow c %d:%d: CUDA there cannot open it",
-		    gpu->addr, all, maj->gpu, ctminor);
+			 doctor_ct_allow_key(p), maj->gpu, ct->id, maj->gpu, ctminor);
+		doctor_add(h, name, DOCTOR_WARN, fix,
+			   "%s is passed to %s, but the container's cgroup does not allow c %d:%d: CUDA there cannot open it",
+			   gpu->addr, all, maj->gpu, ctminor);
 	} else {
-		add(h, name, DOCTOR_OK, NULL, "%s belongs to %s%s", gpu->addr,
-		    all, vm ? ", bound to vfio-pci" : "");
+		doctor_add(h, name, DOCTOR_OK, NULL, "%s belongs to %s%s", gpu->addr,
+			   all, vm ? ", bound to vfio-pci" : "");
 	}
 }
 
@@ -216,9 +216,9 @@ static void vm_links(struct host *h, const struct pve_host *p)
 		snprintf(name, sizeof(name), "pve.vm.%u.link", vm->id);
 		snprintf(fix, sizeof(fix), "p2pmap link del %s %s; p2pmap config save",
 			 from, to);
-		blocking(add(h, name, DOCTOR_FAIL, fix,
-			     "link %s -> %s touches %s of %s: a VM's GPU is never a peer of the host's GPUs",
-			     from, to, gpu, text));
+		doctor_blocking(doctor_add(h, name, DOCTOR_FAIL, fix,
+					   "link %s -> %s touches %s of %s: a VM's GPU is never a peer of the host's GPUs",
+					   from, to, gpu, text));
 	}
 	if (n >= 0)
 		free(names);
@@ -288,13 +288,13 @@ static void ct_links(struct host *h, const struct pve_host *p,
 			}
 		}
 		if (!miss)
-			add(h, name, DOCTOR_OK, NULL,
-			    "CT %u \"%s\": its %zu GPUs are linked both ways (%zu directions)",
-			    g->id, g->name, n, n * (n - 1));
+			doctor_add(h, name, DOCTOR_OK, NULL,
+				   "CT %u \"%s\": its %zu GPUs are linked both ways (%zu directions)",
+				   g->id, g->name, n, n * (n - 1));
 		else
-			add(h, name, DOCTOR_WARN, fix,
-			    "CT %u \"%s\": %zu of the %zu directions among its %zu GPUs have no link (%s): its P2P there works only where the driver maps it",
-			    g->id, g->name, miss, n * (n - 1), n, missing);
+			doctor_add(h, name, DOCTOR_WARN, fix,
+				   "CT %u \"%s\": %zu of the %zu directions among its %zu GPUs have no link (%s): its P2P there works only where the driver maps it",
+				   g->id, g->name, miss, n * (n - 1), n, missing);
 	}
 }
 
@@ -303,7 +303,7 @@ static void ct_links(struct host *h, const struct pve_host *p,
  * check proposes links: a VM's GPU is never a peer, even while the VM is
  * stopped and its GPU sits on nvidia.
  */
-void find_vm_gpus(struct host *h)
+void doctor_find_vm_gpus(struct host *h)
 {
 	static struct pve_host p;
 	const char *via;
@@ -318,7 +318,7 @@ void find_vm_gpus(struct host *h)
 	}
 }
 
-void check_proxmox(struct host *h)
+void doctor_check_proxmox(struct host *h)
 {
 	static struct pve_host p;
 	static struct nv_minors m;
@@ -329,38 +329,38 @@ void check_proxmox(struct host *h)
 	case PVE_ABSENT:
 		return;
 	case PVE_UNMOUNTED:
-		add(h, "proxmox", DOCTOR_SKIP, "systemctl status pve-cluster",
-		    "/etc/pve exists but pmxcfs does not serve it (no /etc/pve/local): the guests' configuration was not read");
+		doctor_add(h, "proxmox", DOCTOR_SKIP, "systemctl status pve-cluster",
+			   "/etc/pve exists but pmxcfs does not serve it (no /etc/pve/local): the guests' configuration was not read");
 		return;
 	case PVE_READ:
 		break;
 	}
 	nv_minors_read(h, &m);
-	nv_majors_read(h, &maj);
-	add(h, "proxmox", DOCTOR_OK, NULL,
-	    "Proxmox VE node %s: %zu VM(s) and %zu container(s) in /etc/pve (their current configuration, not snapshots or pending changes)",
-	    p.node, p.vms, p.cts);
+	doctor_nv_majors_read(h, &maj);
+	doctor_add(h, "proxmox", DOCTOR_OK, NULL,
+		   "Proxmox VE node %s: %zu VM(s) and %zu container(s) in /etc/pve (their current configuration, not snapshots or pending changes)",
+		   p.node, p.vms, p.cts);
 	for (i = 0; i < p.n; i++) {
 		char name[48];
 
 		if (p.g[i].vm && p.g[i].unresolved) {
 			snprintf(name, sizeof(name), "pve.vm.%u.mapping", p.g[i].id);
-			add(h, name, DOCTOR_WARN, "/etc/pve/mapping/pci.cfg",
-			    "VM %u \"%s\": %zu PCI mapping(s) of its hostpciN have no map line for node %s: which GPU it takes is not known",
-			    p.g[i].id, p.g[i].name, p.g[i].unresolved, p.node);
+			doctor_add(h, name, DOCTOR_WARN, "/etc/pve/mapping/pci.cfg",
+				   "VM %u \"%s\": %zu PCI mapping(s) of its hostpciN have no map line for node %s: which GPU it takes is not known",
+				   p.g[i].id, p.g[i].name, p.g[i].unresolved, p.node);
 		}
 		if (!p.g[i].vm && p.g[i].nnv && !m.read) {
 			snprintf(name, sizeof(name), "pve.ct.%u.gpus", p.g[i].id);
-			add(h, name, DOCTOR_SKIP, NULL,
-			    "CT %u \"%s\" is given /dev/nvidia%d and more, but /proc/driver/nvidia/gpus cannot be read (nvidia not loaded): which GPUs it has is not known",
-			    p.g[i].id, p.g[i].name, p.g[i].nv[0].minor);
+			doctor_add(h, name, DOCTOR_SKIP, NULL,
+				   "CT %u \"%s\" is given /dev/nvidia%d and more, but /proc/driver/nvidia/gpus cannot be read (nvidia not loaded): which GPUs it has is not known",
+				   p.g[i].id, p.g[i].name, p.g[i].nv[0].minor);
 		}
 	}
 	for (i = 0; i < h->ngpus; i++)
 		gpu_owner(h, &p, &m, &maj, &h->gpus[i]);
 	for (i = 0; i < p.n; i++)
 		if (!p.g[i].vm && p.g[i].nnv)
-			check_ct_nodes(h, &p, &maj, &p.g[i]);
+			doctor_check_ct_nodes(h, &p, &maj, &p.g[i]);
 	if (h->loaded) {
 		vm_links(h, &p);
 		ct_links(h, &p, &m);

@@ -16,19 +16,19 @@ struct nv_majors {
 	int caps;			/* "nvidia-caps": dynamic; -1 not loaded */
 };
 
-void nv_majors_read(const struct host *h, struct nv_majors *m);
+void doctor_nv_majors_read(const struct host *h, struct nv_majors *m);
 
 /* Container @g's cgroup lets CUDA open (read-write) char device
  * MAJOR:MINOR; @minor -1 asks for every minor of @major. */
-bool ct_allows(const struct host *h, const struct nv_majors *m,
-	       const struct pve_guest *g, int major, int minor);
+bool doctor_ct_allows(const struct host *h, const struct nv_majors *m,
+		      const struct pve_guest *g, int major, int minor);
 
 /* The key that allows a device on this host ("lxc.cgroup2.devices.allow"). */
-const char *ct_allow_key(const struct pve_host *p);
+const char *doctor_ct_allow_key(const struct pve_host *p);
 
 /* A container with GPUs: the other nodes CUDA opens, and its device
  * lines LXC does not apply. */
-void check_ct_nodes(struct host *h, const struct pve_host *p,
-		    const struct nv_majors *m, const struct pve_guest *g);
+void doctor_check_ct_nodes(struct host *h, const struct pve_host *p,
+			   const struct nv_majors *m, const struct pve_guest *g);
 
 #endif

@@ -30,7 +30,7 @@
 #define UVM_TOOLS_MINOR		1	/* /dev/nvidia-uvm-tools */
 
 /* The "Character devices:" part of /proc/devices: "MAJOR NAME" lines. */
-void nv_majors_read(const struct host *h, struct nv_majors *m)
+void doctor_nv_majors_read(const struct host *h, struct nv_majors *m)
 {
 	char path[4096], line[128], name[64];
 	FILE *f;
@@ -111,8 +111,8 @@ static bool rule_allows(const struct host *h, const struct nv_majors *m,
 	return rmin == -1 || (minor >= 0 && rmin == minor);
 }
 
-bool ct_allows(const struct host *h, const struct nv_majors *m,
-	       const struct pve_guest *g, int major, int minor)
+bool doctor_ct_allows(const struct host *h, const struct nv_majors *m,
+		      const struct pve_guest *g, int major, int minor)
 {
 	size_t i;
 
@@ -122,7 +122,7 @@ bool ct_allows(const struct host *h, const struct nv_majors *m,
 	return false;
 }
 
-const char *ct_allow_key(const struct pve_host *p)
+const char *doctor_ct_allow_key(const struct pve_host *p)
 {
 	return p->cgroup == PVE_CG_LEGACY ? "lxc.cgroup.devices.allow" :
 					    "lxc.cgroup2.devices.allow";
@@ -157,7 +157,7 @@ static size_t ct_needs(const struct host *h, const struct nv_majors *m,
 		n[k++] = (struct ct_need){ "/dev/nvidia-uvm-tools", m->uvm,
 					   UVM_TOOLS_MINOR };
 	}
-	if (m->caps >= 0 && exists(h, "/dev/nvidia-caps"))
+	if (m->caps >= 0 && doctor_exists(h, "/dev/nvidia-caps"))
 		n[k++] = (struct ct_need){ "/dev/nvidia-caps", m->caps, -1 };
 	return k;
 }
@@ -194,23 +194,23 @@ static void ct_bad_rules(struct host *h, const struct pve_host *p,
 		b = &g->bad[i];
 		if (!b->refused)
 			snprintf(fix, sizeof(fix), "%s: %s in /etc/pve/lxc/%u.conf instead",
-				 ct_allow_key(p), b->val, g->id);
+				 doctor_ct_allow_key(p), b->val, g->id);
 		else if (b->val[0] == '/')
 			snprintf(fix, sizeof(fix), "%s: %.*s rwm in /etc/pve/lxc/%u.conf",
 				 b->key, (int)strcspn(b->val, " "), b->val, g->id);
 		else
 			snprintf(fix, sizeof(fix), "write it as LXC reads it: %s: c MAJOR:MINOR rwm (MINOR or MAJOR may be *)",
 				 b->key);
-		add(h, name, DOCTOR_WARN, fix,
-		    "CT %u \"%s\": \"%s: %s\" is not applied: %s%s", g->id,
-		    g->name, b->key, b->val, b->why,
-		    b->refused || p->cgroup_known ? "" :
-		    " (cgroup2 assumed: neither /sys/fs/cgroup/cgroup.controllers nor /sys/fs/cgroup/devices seen)");
+		doctor_add(h, name, DOCTOR_WARN, fix,
+			   "CT %u \"%s\": \"%s: %s\" is not applied: %s%s", g->id,
+			   g->name, b->key, b->val, b->why,
+			   b->refused || p->cgroup_known ? "" :
+			   " (cgroup2 assumed: neither /sys/fs/cgroup/cgroup.controllers nor /sys/fs/cgroup/devices seen)");
 	}
 }
 
-void check_ct_nodes(struct host *h, const struct pve_host *p,
-		    const struct nv_majors *m, const struct pve_guest *g)
+void doctor_check_ct_nodes(struct host *h, const struct pve_host *p,
+			   const struct nv_majors *m, const struct pve_guest *g)
 {
 	char name[48], list[384] = "", bad[384] = "", fix[448] = "", minor[16];
 	char fix_text[512];
@@ -223,7 +223,7 @@ void check_ct_nodes(struct host *h, const struct pve_host *p,
 	n = ct_needs(h, m, need);
 	for (i = 0; i < n; i++) {
 		given = ct_given(g, need[i].path);
-		allowed = ct_allows(h, m, g, need[i].major, need[i].minor);
+		allowed = doctor_ct_allows(h, m, g, need[i].major, need[i].minor);
 		if (need[i].minor < 0)
 			snprintf(minor, sizeof(minor), "*");
 		else
@@ -238,23 +238,23 @@ void check_ct_nodes(struct host *h, const struct pve_host *p,
 			 !given && !allowed ? "neither given nor allowed" :
 			 !given ? "not given" : "not allowed");
 		if (!allowed)
-			fix_allow(fix, sizeof(fix), ct_allow_key(p), need[i].major);
+			fix_allow(fix, sizeof(fix), doctor_ct_allow_key(p), need[i].major);
 		if (!given)
 			fix_mount(fix, sizeof(fix), &need[i]);
 	}
 	snprintf(fix_text, sizeof(fix_text), "add to /etc/pve/lxc/%u.conf: %s",
 		 g->id, fix);
 	if (m->uvm < 0)
-		add(h, name, DOCTOR_WARN,
-		    "on the host: modprobe nvidia-uvm, and at every boot (nvidia-uvm in /etc/modules-load.d/nvidia-uvm.conf); then allow its major (grep nvidia-uvm /proc/devices)",
-		    "CT %u \"%s\": nvidia-uvm is not loaded on the host (no nvidia-uvm in /proc/devices): CUDA there needs /dev/nvidia-uvm, and a container cannot load it",
-		    g->id, g->name);
+		doctor_add(h, name, DOCTOR_WARN,
+			   "on the host: modprobe nvidia-uvm, and at every boot (nvidia-uvm in /etc/modules-load.d/nvidia-uvm.conf); then allow its major (grep nvidia-uvm /proc/devices)",
+			   "CT %u \"%s\": nvidia-uvm is not loaded on the host (no nvidia-uvm in /proc/devices): CUDA there needs /dev/nvidia-uvm, and a container cannot load it",
+			   g->id, g->name);
 	else if (bad[0])
-		add(h, name, DOCTOR_WARN, fix_text,
-		    "CT %u \"%s\": CUDA there cannot start: %s (it opens %s)",
-		    g->id, g->name, bad, list);
+		doctor_add(h, name, DOCTOR_WARN, fix_text,
+			   "CT %u \"%s\": CUDA there cannot start: %s (it opens %s)",
+			   g->id, g->name, bad, list);
 	else
-		add(h, name, DOCTOR_OK, NULL,
-		    "CT %u \"%s\": the nodes CUDA opens besides its GPUs are given and allowed (%s): %s",
-		    g->id, g->name, ct_allow_key(p), list);
+		doctor_add(h, name, DOCTOR_OK, NULL,
+			   "CT %u \"%s\": the nodes CUDA opens besides its GPUs are given and allowed (%s): %s",
+			   g->id, g->name, doctor_ct_allow_key(p), list);
 }

@@ -11,7 +11,8 @@
 #include "link_sysfs.h"
 
 /* ROOT/PATH's first line into @buf; false when it cannot be read. */
-bool rd(const struct host *h, char *buf, size_t len, const char *fmt, ...)
+bool doctor_read(const struct host *h, char *buf, size_t len,
+		 const char *fmt, ...)
 {
 	char rel[PATH_MAX], path[PATH_MAX + 64];
 	va_list ap;
@@ -23,7 +24,7 @@ bool rd(const struct host *h, char *buf, size_t len, const char *fmt, ...)
 	return !sysfs_read_line(path, buf, len);
 }
 
-bool exists(const struct host *h, const char *rel)
+bool doctor_exists(const struct host *h, const char *rel)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -33,7 +34,8 @@ bool exists(const struct host *h, const char *rel)
 }
 
 /* The last component of the link ROOT/REL points to, or "". */
-void link_name(const struct host *h, const char *rel, char *buf, size_t len)
+void doctor_link_name(const struct host *h, const char *rel, char *buf,
+		      size_t len)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 	ssize_t n;
@@ -49,9 +51,9 @@ void link_name(const struct host *h, const char *rel, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)len - 1, slash ? slash + 1 : target);
 }
 
-struct doctor_check *add(struct host *h, const char *name,
-			 enum doctor_level level, const char *fix,
-			 const char *fmt, ...)
+struct doctor_check *doctor_add(struct host *h, const char *name,
+				enum doctor_level level, const char *fix,
+				const char *fmt, ...)
 {
 	struct doctor_check *c;
 	va_list ap;
@@ -69,20 +71,20 @@ struct doctor_check *add(struct host *h, const char *name,
 	return c;
 }
 
-void blocking(struct doctor_check *c)
+void doctor_blocking(struct doctor_check *c)
 {
 	if (c)
 		c->blocking = true;
 }
 
-bool translated(const struct gpu *g)
+bool doctor_translated(const struct gpu *g)
 {
 	return !strcmp(g->group_type, "DMA") || !strcmp(g->group_type, "DMA-FQ");
 }
 
 
 
-void size_text(unsigned long long bytes, char *buf, size_t len)
+void doctor_size_text(unsigned long long bytes, char *buf, size_t len)
 {
 	if (bytes >= 1ULL << 30)
 		snprintf(buf, len, "%llu GiB", bytes >> 30);
@@ -98,7 +100,7 @@ void size_text(unsigned long long bytes, char *buf, size_t len)
  * Not a Proxmox VM's GPU, even on nvidia while its VM is stopped: the VM
  * takes it at its start (doctor_proxmox.c).
  */
-bool needs_links(const struct host *h, const struct gpu *g)
+bool doctor_needs_links(const struct host *h, const struct gpu *g)
 {
-	return translated(g) && !strcmp(g->driver, h->want->driver) && !g->vm;
+	return doctor_translated(g) && !strcmp(g->driver, h->want->driver) && !g->vm;
 }

@@ -62,8 +62,8 @@ static int vram_parse(FILE *f, struct vram *v, size_t max)
 	return n + 1;
 }
 
-int vram_read(const struct host *h, struct vram *v, size_t max, char *why,
-	      size_t len)
+int doctor_vram_read(const struct host *h, struct vram *v, size_t max,
+		     char *why, size_t len)
 {
 	const char *cmd = getenv(VRAM_ENV);
 	int fds[2], status, n, null;

@@ -17,8 +17,6 @@ struct dev_filter {
 	const char *driver;		/* NULL: any; "": unbound */
 };
 
-#define DEV_FILTER_USAGE "[--gpus] [--driver NAME] [-d VENDOR[:DEVICE]]"
-
 /*
  * argv[*i] a filter option?  1: taken (with its value, *i moved on), 0: not
  * a filter option, -1: a bad value (said on stderr, naming @cmd).

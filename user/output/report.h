@@ -101,18 +101,4 @@ enum p2p_cell report_cell(const struct p2p_report *r, size_t initiator,
 const struct pair_fault *report_pair(const struct p2p_report *r,
 				     const char *initiator, const char *target);
 
-/*
- * "p2pmap check": one line per problem on @f, a warning line per device
- * with "other" faults, then "check: OK" or "check: FAILED (N problems)".
- * A problem is a link neither mapped nor native, or a pair with faults
- * (configured or not); no links at all fails as "check: FAILED (no links
- * configured)".  Module parameters skipped at load (@info, may be NULL)
- * are a problem too, and so are the @earlier problems the caller already
- * printed (stale caches).  Returns the number of problems, -1 for no
- * links.
- */
-int check_run(FILE *f, const struct p2pmap_info *info,
-	      const struct p2pmap_dev *devs, size_t ndevs,
-	      const struct p2pmap_link *links, size_t nlinks, int earlier);
-
 #endif /* P2PMAP_REPORT_H */

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2pmap help [COMMAND | --table]: the overview, one command's usage, or
+ * the table itself for tests/man/run.sh, all printed from cmd_table.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cmd_table.h"
+
+void cmd_help_overview(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: p2pmap [-j|--json] <command> [<args>]\n\n");
+	fprintf(f, "Commands:\n");
+	for (i = 0; i < cmd_table_len; i++)
+		fprintf(f, "  %-10s %s\n", cmd_table[i].name,
+			cmd_table[i].summary);
+	fprintf(f, "\nAddresses are PCI addresses [DDDD:]BB:DD.F; MASK selects BARs 0..5\n"
+		   "(hex 0x.. or decimal, 1..0x3f, default 0x3: BAR0 and BAR1, what NVIDIA maps).\n"
+		   "Policy LISTs are comma-separated: drivers by name, vendors as 4 hex digits,\n"
+		   "classes as 2, 4 or 6 hex digits (a class code prefix), NUMA nodes in decimal.\n"
+		   "Counts shown as >=N are lower bounds (VT-d rate-limits its fault log).\n"
+		   "--json output is described in JSON.md.\n\n"
+		   "Every option takes its value as --opt VALUE or --opt=VALUE.\n\n"
+		   EXIT_TABLE "\n"
+		   "Options:\n"
+		   "  -j, --json  JSON output (as the command's own --json)\n"
+		   "  --version   the CLI's version and the loaded module's\n"
+		   "  -h, --help  this text; \"p2pmap help COMMAND\" or \"p2pmap COMMAND --help\"\n"
+		   "              for one command\n");
+}
+
+void cmd_help_command(FILE *f, const struct cmd_entry *c)
+{
+	const struct cmd_option *o;
+	const char *const *form;
+	const char *lead = "Usage:";
+	char word[48];
+
+	for (form = c->forms; *form; form++) {
+		fprintf(f, "%s p2pmap %s\n", lead, *form);
+		lead = "      ";
+	}
+	fprintf(f, "\n%s.\n", c->summary);
+	if (c->details)
+		fprintf(f, "%s\n", c->details);
+	if (!c->options[0].name)
+		return;
+	fprintf(f, "\nOptions:\n");
+	for (o = c->options; o->name; o++) {
+		snprintf(word, sizeof(word), "%s%s%s", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+		/* A long option and argument gets its help on a line of its own. */
+		if (strlen(word) > 24)
+			fprintf(f, "  %s\n  %-24s %s\n", word, "", o->help);
+		else
+			fprintf(f, "  %-24s %s\n", word, o->help);
+	}
+}
+
+/*
+ * Tab-separated, one line per fact, for scripts that hold other files
+ * against the table: "command NAME", "subcommand NAME SUB", "option NAME
+ * OPT ARG" (ARG "-" for a flag).
+ */
+static void print_table(FILE *f)
+{
+	const struct cmd_option *o;
+	const char *const *s;
+	size_t i;
+
+	for (i = 0; i < cmd_table_len; i++) {
+		const struct cmd_entry *c = &cmd_table[i];
+
+		fprintf(f, "command\t%s\n", c->name);
+		for (s = c->subcommands; s && *s; s++)
+			fprintf(f, "subcommand\t%s\t%s\n", c->name, *s);
+		for (o = c->options; o->name; o++)
+			fprintf(f, "option\t%s\t%s\t%s\n", c->name, o->name,
+				o->arg ? o->arg : "-");
+	}
+}
+
+int cmd_help(int argc, char **argv)
+{
+	const struct cmd_entry *c;
+
+	if (argc < 2) {
+		cmd_help_overview(stdout);
+		return EXIT_OK;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--table")) {
+		print_table(stdout);
+		return EXIT_OK;
+	}
+	c = cmd_find(argv[1]);
+	if (argc > 2 || !c) {
+		fprintf(stderr, "p2pmap: help: no command \"%s\" (try \"p2pmap help\")\n",
+			argv[argc > 2 ? 2 : 1]);
+		return EXIT_USAGE;
+	}
+	cmd_help_command(stdout, c);
+	return EXIT_OK;
+}
