@@ -87,6 +87,9 @@ if [ "$tier" = host ]; then
 fi
 
 phase "module builds for the Debian kernels (DKMS, test driver, initramfs)"
+# The module's own builds (Kbuild, W=1 and sparse, the Proxmox trees) on
+# every core: a make of its own is serial.
+jobs=-j$(nproc)
 kernels=$("$top/tests/kernels.sh")
 for series in 6.1. 6.12.; do
 	echo "$kernels" | grep -q "^$series"
@@ -94,7 +97,7 @@ for series in 6.1. 6.12.; do
 done
 
 for k in $kernels; do
-	"$top/tests/vm/build.sh" "$k" >"$logs/build-$k.log" 2>&1
+	MAKEFLAGS=$jobs "$top/tests/vm/build.sh" "$k" >"$logs/build-$k.log" 2>&1
 	result $? "module, test driver and initramfs build for $k"
 	# build.sh starts from an empty DKMS tree: a module there is this run's.
 	dko=$(ls "$top/build/$k/dkms/tree/p2pmap/$(cat "$top/VERSION")/$k"/*/module/p2pmap.ko* 2>/dev/null)
@@ -120,7 +123,7 @@ result $? "[7.x] QEMU 11 (AMD-Vi behind root ports and host bridges) is there"
 # Proxmox VE's kernels, built (not booted), and the private layouts in
 # every source tree, the 7.x one included (newer-kernel.sh fetched it).
 phase "Proxmox VE 6.17 and 7.0 builds; IOMMU layouts in PVE and Debian sources"
-suite "[pve]" "$top/tests/pve-build.sh"
+MAKEFLAGS=$jobs suite "[pve]" "$top/tests/pve-build.sh"
 suite "[layout]" "$top/tests/iommu-layout.sh"
 # The debug kernel: built once, then reused while linux-source-6.12,
 # tests/vm/debug.config and the script are unchanged (tests/vm/debug-kernel.sh).
@@ -133,7 +136,7 @@ result $? "[6.12-debug] the debug kernel is there to boot"
 phase "install, packages, static checks, spec"
 suite "[install]" "$top/tests/install/run.sh"
 suite "[package]" "$top/tests/package/run.sh"
-suite "[static]" "$top/tests/static-checks.sh"
+MAKEFLAGS=$jobs suite "[static]" "$top/tests/static-checks.sh"
 suite "[spec]" "$top/tests/spec/test-sync.sh"
 ynl=$("$top/tests/tools.sh" ynl)
 python3 "$top/tests/spec/validate-spec.py" "$ynl" \
