@@ -140,6 +140,9 @@ static void test_refused(void)
 		"a direction without from_pci");
 	refused(edit(doc, "\"to_pci\":\"0000:01:00.0\"", "\"to_pci\":7"),
 		"directions[1]: \"to_pci\" is not a string", "to_pci a number");
+	refused(edit(doc, "\"from_pci\":\"0000:01:00.0\"", "\"from_pci\":\"01:00.0\""),
+		"directions[0]: \"from_pci\" or \"to_pci\" is not a PCI address",
+		"a PCI address without its domain");
 	refused(edit(doc, "\"verdict\":\"faulted\",\"bandwidth\"", "\"bandwidth\""),
 		"directions[1]: \"verdict\" is missing", "a direction without its verdict");
 	refused(edit(doc, "\"from\":1,", "\"from\":-1,"), "\"from\" is not a CUDA ordinal",
@@ -175,6 +178,11 @@ static void test_lenient(void)
 			     "\"verdict\":\"melted_down\",\"faults_before\":0")) == 0 &&
 	       !strcmp(vr.v[0].what, "melted down") && !vr.v[0].detail[0],
 	       "a verdict this p2pmap does not know: read, in words, not \"works\"");
+	vr.n = 0;
+	tap_ok(read_str(edit(doc, "\"from_pci\":\"0000:01:00.0\"",
+			     "\"from_pci\":\"10000:01:00.0\"")) == 0 &&
+	       !strcmp(vr.v[0].from, "10000:01:00.0"),
+	       "a PCI domain of five digits (a VMD domain): read (%s)", err);
 	/* Before write/read, paths, size: the direction's own fields. */
 	vr.n = 0;
 	tap_ok(read_str("{\"schema\":1,\"directions\":[{\"from\":0,\"to\":1,"

@@ -288,6 +288,18 @@ static int gpu_read(struct reader *rd, struct json_object *d, const char *key,
 	return 0;
 }
 
+/* "0000:01:00.0", a domain of 4 to 8 hex digits (JSON.md's pci kind). */
+static bool pci_like(const char *s)
+{
+	unsigned int bus, dev, fn;
+	int dom = 0, n = 0;
+
+	if (sscanf(s, "%*x%n:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &n) != 3)
+		return false;
+	return dom >= 4 && dom <= 8 && n == dom + 8 && !s[n] &&
+	       s[dom + 3] == ':' && s[dom + 6] == '.' && fn < 8;
+}
+
 /* One direction into @l; @r: room for verify's result, to word it. */
 static int direction_read(struct reader *rd, struct json_object *d,
 			  struct verify_line *l, struct verify_result *r)
@@ -310,8 +322,7 @@ static int direction_read(struct reader *rd, struct json_object *d,
 	    count(rd, d, "size", &has, &r->size) ||
 	    count(rd, d, "timeout_s", &has, &n))
 		return -EINVAL;
-	if (strlen(l->from) != P2PMAP_ADDR_LEN - 5 ||
-	    strlen(l->to) != P2PMAP_ADDR_LEN - 5)
+	if (!pci_like(l->from) || !pci_like(l->to))
 		return bad(rd, "\"from_pci\" or \"to_pci\" is not a PCI address");
 	r->timeout = n;
 	r->decided_by = path[0] ? verify_path_parse(path) : VERIFY_PATH_COPY;
