@@ -2,7 +2,8 @@
 # deps.sh: install the Debian 12 packages that build, demo and tests need,
 # if any is missing.  Kernels: Debian's 6.1 (bookworm) and 6.12
 # (bookworm-security), with their headers; QEMU; busybox for the guests;
-# libnl/libpci for the CLI; sparse and the 6.12 source (for checkpatch.pl
+# libnl/libpci for the CLI and json-c (it reads verify's --json document
+# back: env, nccl-check); sparse and the 6.12 source (for checkpatch.pl
 # and YNL, and the debug kernel tests/vm/debug-kernel.sh builds, which
 # needs nothing beyond build-essential, bc, flex, bison, libelf-dev and
 # xz-utils: no BTF, no module signing); python3-yaml/-jsonschema for YNL and the spec checks; dkms
@@ -21,7 +22,7 @@
 set -euo pipefail
 pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
       busybox-static qemu-system-x86 sparse pkg-config
-      libnl-3-dev libnl-genl-3-dev libpci-dev pci.ids python3
+      libnl-3-dev libnl-genl-3-dev libpci-dev libjson-c-dev pci.ids python3
       python3-yaml python3-jsonschema dkms debootstrap tmux
       debhelper dh-dkms lintian prometheus prometheus-node-exporter
       linux-image-amd64 linux-headers-amd64

@@ -302,6 +302,112 @@ TXT
 run old-bw 0 --verify "$tmp/old-bw.txt" --root "$tmp/h1" && hasnt old-bw "left out"
 tap $? "an older verify's LOOKS STAGED (throughput alone): not taken, the direction kept"
 
+# 6c. verify's --json document is what env reads (JSON.md); the text an
+#     older setup saved stays readable (verify_text_legacy.c).  The real
+#     verify on the stand-in, once as text and once as --json, the same
+#     rules: env gives the same answer from either, as text, as a systemd
+#     drop-in, as --json and as NFD labels, with the same exit status.
+v=$tmp/v	# a folder of its own: json_lint reads $tmp/*-json.out
+mkdir -p "$v"
+printf '0->3:write 0 3\n' >"$v/faults"
+# verify2 NAME RULES ARGS...: verify's text to NAME.txt, its JSON to NAME.json
+verify2() {
+	local name=$1 rules=$2 fmt
+	shift 2
+	for fmt in txt json; do
+		P2PMAP_CUDA_STUB="$(echo $gpus | tr ' ' ,);numa=0,0,1,1${rules:+;$rules}" \
+		P2PMAP_VERIFY_FAULTS_FILE=$v/faults P2PMAP_VERIFY_PCI_DIR=$tmp/pci \
+		HOME=$tmp P2PMAP_STATE_DIR=$tmp/state LD_LIBRARY_PATH=$stubdir \
+			"$p2pmap" verify "$@" $([ $fmt = json ] && echo --json) \
+			>"$v/$name.$fmt" 2>"$v/$name.$fmt.err"
+	done
+}
+# same NAME HOST [ARGS...]: env on NAME.txt and on NAME.json (each copied
+# to one path, which the output names) agree in every format
+same() {
+	local name=$1 root=$2 fmt f rc=0
+	shift 2
+	for fmt in txt json; do
+		cp "$v/$name.$fmt" "$v/verify-result"
+		for f in shell systemd json nfd; do
+			if [ $f = json ]; then
+				"$p2pmap" env --verify "$v/verify-result" --root "$root" --json "$@"
+			else
+				"$p2pmap" env --verify "$v/verify-result" --root "$root" --format $f "$@"
+			fi >"$v/$name.$f.$fmt" 2>&1
+			echo "exit $?" >>"$v/$name.$f.$fmt"
+		done
+	done
+	for f in shell systemd json nfd; do
+		diff -u "$v/$name.$f.txt" "$v/$name.$f.json" >"$v/$name.$f.diff" ||
+			{ rc=1; sed 's/^/# /' "$v/$name.$f.diff" | head -10; }
+	done
+	return $rc
+}
+verify2 mixed "refuse=0->2;wrong=1->0;error=2->1;fault=0->3:w;wrong=3->1:r@ipc" --paths all
+grep -q '^GPU0 (0000:01:00.0) -> GPU3 (0000:c1:00.0): faulted \[write: faulted (p2pmap fault counter 0 -> 3' "$v/mixed.txt" &&
+	[ "$(head -c1 "$v/mixed.json")" = "{" ] && same mixed "$tmp/h1" &&
+	grep -qF "# left out: GPU0 (0000:01:00.0) -> GPU3 (0000:c1:00.0): verify found it faulted [write: faulted (p2pmap fault counter 0 -> 3, data wrong); read: works]" "$v/mixed.shell.json" &&
+	grep -qF "# left out: GPU1 (0000:41:00.0) -> GPU0 (0000:01:00.0): verify found it wrong data (first wrong byte at offset 0 of 4194304)" "$v/mixed.shell.json" &&
+	grep -q "^exit 1$" "$v/mixed.shell.json"
+tap $? "verify's JSON and its text, refused, wrong data, error, faulted, a path's wrong data: env's answer the same in every format (P2P off, each direction named as verify words it)"
+printf '# no fault from here on\n' >"$v/faults"
+verify2 ipcbad "wrong=2->3:w@ipc"
+same ipcbad "$tmp/h1" && grep -q "^export NCCL_CUMEM_ENABLE=1$" "$v/ipcbad.shell.json" &&
+	grep -q "^# SGLANG_ENABLE_PCIE_IPC_ALLREDUCE not set: its IPC path is not usable GPU2 -> GPU3" "$v/ipcbad.shell.json" &&
+	grep -q "^exit 0$" "$v/ipcbad.shell.json"
+tap $? "... IPC wrong one way (NCCL's cuMem path fine): the same, P2P on, NCCL_CUMEM_ENABLE=1, SGLang's IPC all-reduce off"
+same ipcbad "$tmp/h4" && grep -q "^export NCCL_P2P_DISABLE=1$" "$v/ipcbad.shell.json"
+tap $? "... and with a link that counted faults: the same, P2P off"
+verify2 bwstaged "slow=2->0" --bandwidth --paths copy
+same bwstaged "$tmp/h1" &&
+	grep -qF "# left out: GPU2 (0000:81:00.0) -> GPU0 (0000:01:00.0): verify --bandwidth found its copies staged through host memory" "$v/bwstaged.shell.json"
+tap $? "... verify --bandwidth, one direction staged: the same, that direction left out"
+verify2 bwslow "narrow=1->0" --bandwidth --paths copy
+same bwslow "$tmp/h1" && grep -q "^exit 0$" "$v/bwslow.shell.json"
+tap $? "... a slow direct direction: the same, kept"
+# An older --bandwidth's looks_staged (before "gated": throughput alone)
+# is no more evidence in JSON than its LOOKS STAGED in text.
+python3 - "$v/bwslow.json" "$v/oldbw.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for x in d["directions"]:
+    if x["bandwidth"]:
+        del x["bandwidth"]["gated"]
+        x["bandwidth"]["looks_staged"] = True
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run oldbw 0 --verify "$v/oldbw.json" --root "$tmp/h1" && hasnt oldbw "left out"
+tap $? "an older --bandwidth's looks_staged without \"gated\" (throughput alone): not taken, as its text's LOOKS STAGED"
+# Auto-detected: JSON after white space; text otherwise, whatever its name.
+{ printf '\n  \n'; cat "$v/ipcbad.json"; } >"$v/spaced.txt"
+run spaced 0 --verify "$v/spaced.txt" --root "$tmp/h1" && has spaced "export NCCL_CUMEM_ENABLE=1"
+tap $? "a JSON document after blank lines, named .txt: read as JSON"
+"$p2pmap" env --verify /dev/stdin --root "$tmp/h1" <"$v/ipcbad.json" >"$v/pipe-json.out" 2>&1 &&
+	"$p2pmap" env --verify /dev/stdin --root "$tmp/h1" <"$v/ipcbad.txt" >"$v/pipe-txt.out" 2>&1 &&
+	cmp -s "$v/pipe-json.out" "$v/pipe-txt.out" && grep -q "^export NCCL_CUMEM_ENABLE=1$" "$v/pipe-json.out"
+tap $? "either form through a pipe (--verify /dev/stdin): read, the same answer"
+# A broken document decides nothing: exit 1, said why, the labels go.
+head -c 700 "$v/ipcbad.json" >"$v/trunc.json"
+run nfd-ok-again 0 --verify "$v/ipcbad.json" --root "$tmp/hn" --format nfd --output "$feat"
+[ -e "$feat" ] &&
+	run trunc 1 --verify "$v/trunc.json" --root "$tmp/hn" --format nfd --output "$feat" &&
+	grep -q "trunc.json: truncated: the JSON document ends after 700 bytes" "$tmp/trunc.out" && [ ! -e "$feat" ]
+tap $? "a truncated JSON document: exit 1, \"truncated\", the labels of the earlier verdict removed"
+sed 's/"schema":1/"schema":2/' "$v/ipcbad.json" >"$v/schema2.json"
+run schema2 1 --verify "$v/schema2.json" --root "$tmp/h1" &&
+	grep -q '"schema": 2, this p2pmap reads schema 1' "$tmp/schema2.out" && hasnt schema2 "export"
+tap $? "a document of a later schema: exit 1, not read, nothing printed to set"
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); del d["directions"][3]["to_pci"]; json.dump(d, open(sys.argv[2], "w"))' \
+	"$v/ipcbad.json" "$v/nopci.json"
+run nopci 1 --verify "$v/nopci.json" --root "$tmp/h1" &&
+	grep -q 'directions\[3\]: "to_pci" is missing' "$tmp/nopci.out" && hasnt nopci "export"
+tap $? "a direction without to_pci: exit 1, the key named, nothing decided"
+printf '{"schema": 1, "error": "p2pmap verify: no CUDA devices", "exit_code": 3, "directions": []}\n' >"$v/failed.json"
+run failed 1 --verify "$v/failed.json" --root "$tmp/h1" &&
+	grep -q "p2pmap verify failed, it tested nothing: p2pmap verify: no CUDA devices" "$tmp/failed.out"
+tap $? "verify's failure document: exit 1, its error said"
+
 # 7. Bad input: a usage error changes nothing and says what is wrong.
 run no-verify 2 --root "$tmp/h1" && grep -q "needs p2pmap verify's output" "$tmp/no-verify.out"
 tap $? "no --verify: exit 2 with the reason"

@@ -35,6 +35,52 @@ for log in "$here"/*.log; do
 	tap $? "$name: --json parses, its flags add up"
 done
 
+# verify's --json document is what nccl-check reads (JSON.md; the text
+# stays readable for files saved before).  The real verify on the
+# stand-in libcuda (tests/cuda-stub) finds the fixture's facts (3 -> 0's
+# write faulted: counter 0 -> 4, data wrong), once as text, once as JSON:
+# with either, every log's report is NAME.want.
+stubdir=$top/build/cuda-stub
+v=$tmp/v	# a folder of its own: json_lint reads $tmp/*.json
+mkdir -p "$v"
+make -s -C "$top/tests/cuda-stub" OUT="$stubdir" >>"$tmp/build.log" 2>&1
+printf '3->0:write 0 4\n' >"$tmp/faults"
+for fmt in txt json; do
+	P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0,0000:81:00.0,0000:c1:00.0;fault=3->0:w" \
+	P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults P2PMAP_VERIFY_PCI_DIR=$tmp/pci-none \
+	HOME=$tmp P2PMAP_STATE_DIR=$tmp/state LD_LIBRARY_PATH=$stubdir \
+		"$p2pmap" verify $([ $fmt = json ] && echo --json) \
+		>"$v/verify.$fmt" 2>"$v/verify-$fmt.err"
+done
+diff <(grep -v '^verify: ' "$v/verify.txt") <(grep -v '^verify: ' "$here/verify-4gpu.txt") >/dev/null &&
+	[ "$(head -c1 "$v/verify.json")" = "{" ]
+tap $? "the stand-in's verify finds verify-4gpu.txt's verdicts (text), and prints them as JSON with --json"
+rc=0
+for log in "$here"/*.log; do
+	name=$(basename "$log" .log)
+	for fmt in txt json; do
+		"$p2pmap" nccl-check "$log" --verify "$v/verify.$fmt" >"$v/$name.$fmt.out" 2>&1
+		echo $? >>"$v/$name.$fmt.out"
+		"$p2pmap" nccl-check "$log" --verify "$v/verify.$fmt" --json >"$v/$name.$fmt.jout" 2>&1
+	done
+	{ cat "$here/$name.want"; echo 1; } | diff -u - "$v/$name.json.out" >"$v/$name.fmt.diff" &&
+		cmp -s "$v/$name.txt.out" "$v/$name.json.out" &&
+		cmp -s "$v/$name.txt.jout" "$v/$name.json.jout" ||
+		{ rc=1; echo "# $name"; sed 's/^/# /' "$v/$name.fmt.diff" | head -10; }
+done
+tap $rc "every log: verify's JSON document and its text give the same report, text and --json, and exit status (NAME.want)"
+# A JSON document that is not whole or not verify's: exit 1, said why,
+# nothing judged from it.
+log=$here/nccl-2.26-p2p-over-fault.log
+head -c 300 "$v/verify.json" >"$v/trunc.json"
+"$p2pmap" nccl-check "$log" --verify "$v/trunc.json" >"$v/trunc.out" 2>&1
+[ $? = 1 ] && grep -q "trunc.json: truncated" "$v/trunc.out" && ! grep -q "^rank" "$v/trunc.out"
+tap $? "a truncated JSON document: exit 1, \"truncated\", no report"
+sed 's/"schema":1/"schema":2/' "$v/verify.json" >"$v/schema2.json"
+"$p2pmap" nccl-check "$log" --verify "$v/schema2.json" >"$v/schema2.out" 2>&1
+[ $? = 1 ] && grep -q 'schema2.json: "schema": 2, this p2pmap reads schema 1' "$v/schema2.out"
+tap $? "a document of a later schema: exit 1, not read"
+
 # --json: "schema": 1 first; verify's verdicts in snake_case (the text
 # keeps verify's words).
 sed 's/^\(GPU0 (0000:01:00.0) -> GPU3 (0000:c1:00.0)\): works$/\1: peer access refused (cuDeviceCanAccessPeer says no)/' \

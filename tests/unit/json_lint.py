@@ -7,7 +7,7 @@ usage: json_lint.py DOC [FILE...]   (stdin without FILE)
 DOC is the section of JSON.md the documents belong to (list, status,
 faults, info, policy, monitor, verify, nccl-check, env, doctor).  Every
 non-empty line is one document; each must be a JSON object whose first key
-is "schema" with P2PMAP_JSON_SCHEMA (user/output/json.h) as its value.
+is "schema" with P2PMAP_JSON_SCHEMA (user/output/json_schema.h) as its value.
 Every string value must sit at a field that the section's "String fields"
 table lists, and match its kind there: an enum's value is one of the
 values listed, in snake_case; a name has no white space; pci, hex and time
@@ -23,7 +23,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 JSON_MD = os.path.join(TOP, "user", "JSON.md")
-JSON_H = os.path.join(TOP, "user", "output", "json.h")
+JSON_H = os.path.join(TOP, "user", "output", "json_schema.h")
 
 DOCS = ("list", "status", "faults", "info", "policy", "monitor", "verify",
         "nccl-check", "env", "doctor")

@@ -2,14 +2,14 @@
 /*
  * p2pmap env --verify FILE [--devices LIST] [--format shell|systemd|nfd]
  *            [--output FILE] [--root DIR] [--json]
- * The environment that p2pmap verify's matrix (FILE: its text output)
- * allows for NCCL, vLLM and SGLang.  P2P is recommended only when every
- * direction among the GPUs worked in FILE (and, if --bandwidth timed it,
- * was not staged through host memory: a slow direct one is kept), its
- * p2pmap link (where it has
- * one) is mapped now, and that link counted no fault: NCCL has no per-pair
- * switch, so one bad direction keeps P2P off for all, and each direction
- * left out is named with the reason.  Where verify said each path's
+ * The environment that p2pmap verify's matrix (FILE: its --json document,
+ * or the text an older setup saved: verify_output.h) allows for NCCL,
+ * vLLM and SGLang.  P2P is recommended only when every direction among
+ * the GPUs worked in FILE (and, if --bandwidth timed it, was not staged
+ * through host memory: a slow direct one is kept), its p2pmap link (where
+ * it has one) is mapped now, and that link counted no fault: NCCL has no
+ * per-pair switch, so one bad direction keeps P2P off for all, and each
+ * direction left out is named with the reason.  Where verify said each path's
  * verdict (verify_paths.h), "works" is NCCL's paths' verdict, and
  * NCCL_CUMEM_ENABLE and SGLANG_ENABLE_PCIE_IPC_ALLREDUCE follow the cuMem
  * and IPC paths.  Links and the PCI tree are read
@@ -49,7 +49,7 @@ struct env_dir {
 	const struct env_gpu *from, *to;
 	struct link_sysfs link;
 	bool usable;			/* for NCCL */
-	char why[400];			/* why it is left out */
+	char why[600];			/* why it is left out */
 	bool paths_known;		/* verify said each path's verdict */
 	bool cumem_works, sglang_ok;	/* its cuMem path; SGLang's paths,
 					 * with the link mapped, no fault */
@@ -483,6 +483,7 @@ int cmd_env(int argc, char **argv)
 	struct env_plan *pl = calloc(1, sizeof(*pl));
 	enum env_format fmt = ENV_SHELL;
 	int ret = EXIT_FAILED, i, err;
+	char why[512];
 	bool json = false;
 
 	if (!vr || !pl) {
@@ -521,17 +522,16 @@ int cmd_env(int argc, char **argv)
 		goto out;
 	}
 	if (!pl->verify_path) {
-		fprintf(stderr, "p2pmap: env needs p2pmap verify's output (p2pmap verify > FILE); %s\n",
+		fprintf(stderr, "p2pmap: env needs p2pmap verify's output (p2pmap verify --json > FILE); %s\n",
 			ENV_USAGE);
 		ret = EXIT_USAGE;
 		goto out;
 	}
 	if (!strcmp(root, "/"))
 		root = "";
-	err = verify_output_read(pl->verify_path, vr);
+	err = verify_output_read(pl->verify_path, vr, why, sizeof(why));
 	if (err) {
-		fprintf(stderr, "p2pmap: env: %s: %s\n", pl->verify_path,
-			strerror(-err));
+		fprintf(stderr, "p2pmap: env: %s: %s\n", pl->verify_path, why);
 		goto unverified;
 	}
 	if (gpus_from_verify(pl, vr)) {

@@ -2,7 +2,8 @@
 /*
  * p2pmap nccl-check LOG [--verify FILE] [--json]: per pair of ranks, the
  * transport NCCL says it chose (verify/nccl_log.h), set against what
- * "p2pmap verify" found for the same two GPUs (FILE: its text output).
+ * "p2pmap verify" found for the same two GPUs (FILE: its --json document,
+ * or the text an older setup saved: verify_output.h).
  * A pair p2pmap verified both ways that NCCL still runs over SHM or the
  * network is flagged with the likely cause; so is P2P over a direction
  * verify found broken.  Where the log holds NCCL's own diagnostics
@@ -353,6 +354,7 @@ int cmd_nccl_check(int argc, char **argv)
 	size_t ndf = 0;
 	bool json = false;
 	int ret = EXIT_FAILED, i, err;
+	char why[512];
 	size_t k;
 	FILE *f;
 
@@ -378,10 +380,9 @@ int cmd_nccl_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	err = vpath ? verify_output_read(vpath, vs) : 0;
+	err = vpath ? verify_output_read(vpath, vs, why, sizeof(why)) : 0;
 	if (err) {
-		fprintf(stderr, "p2pmap: nccl-check: %s: %s\n", vpath,
-			strerror(-err));
+		fprintf(stderr, "p2pmap: nccl-check: %s: %s\n", vpath, why);
 		goto out;
 	}
 	f = strcmp(logpath, "-") ? fopen(logpath, "r") : stdin;

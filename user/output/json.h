@@ -11,15 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JSON_MAX_DEPTH	16
+#include "json_schema.h"
 
-/*
- * The "schema" every document carries as its first key (JSON.md): bumped
- * on an incompatible change (a key removed or renamed, a value's type or
- * meaning changed, an enum value renamed); added keys or enum values do
- * not bump it.
- */
-#define P2PMAP_JSON_SCHEMA	1
+#define JSON_MAX_DEPTH	16
 
 struct json {
 	FILE *f;

@@ -342,9 +342,14 @@ static void op_detail(const struct verify_op_result *o, unsigned int timeout,
 	case VERIFY_WORKS:
 		break;
 	case VERIFY_WRONG_DATA:
-		snprintf(buf, len, "first wrong byte at offset %llu of %llu",
-			 (unsigned long long)c->first_diff,
-			 (unsigned long long)size);
+		/* No size: read back from an older --json document. */
+		if (!size)
+			snprintf(buf, len, "data read back wrong");
+		else
+			snprintf(buf, len,
+				 "first wrong byte at offset %llu of %llu",
+				 (unsigned long long)c->first_diff,
+				 (unsigned long long)size);
 		break;
 	case VERIFY_FAULTED:
 		snprintf(buf, len, "p2pmap fault counter %llu -> %llu, data %s",
@@ -355,7 +360,11 @@ static void op_detail(const struct verify_op_result *o, unsigned int timeout,
 		hit_detail(&o->hit, buf, len);
 		break;
 	case VERIFY_HUNG:
-		snprintf(buf, len, "not done after %u s: killed", timeout);
+		if (!timeout)
+			snprintf(buf, len, "not done in time: killed");
+		else
+			snprintf(buf, len, "not done after %u s: killed",
+				 timeout);
 		break;
 	case VERIFY_REFUSED:
 		if (c->cuda_call[0])
@@ -373,13 +382,6 @@ static void op_detail(const struct verify_op_result *o, unsigned int timeout,
 				 o->child_error : "no result");
 		break;
 	}
-}
-
-static void put_verdict(FILE *f, enum verify_verdict v, const char *detail)
-{
-	fprintf(f, "%s", verify_verdict_name(v));
-	if (detail[0])
-		fprintf(f, " (%s)", detail);
 }
 
 /* The frameworks in group @w: 0 works for, 1 does not, 2 not tested. */
@@ -423,7 +425,8 @@ static void format_paths(FILE *f, const struct verify_result *r)
 	fputc('\n', f);
 }
 
-void verify_format_result(FILE *f, const struct verify_result *r)
+void verify_format_detail(const struct verify_result *r, char *buf,
+			  size_t len)
 {
 	const struct verify_op_result *w = &r->op[VERIFY_WRITE];
 	const struct verify_op_result *rd = &r->op[VERIFY_READ];
@@ -436,23 +439,29 @@ void verify_format_result(FILE *f, const struct verify_result *r)
 	if (r->decided_by != VERIFY_PATH_COPY)
 		snprintf(via, sizeof(via), "via %s: ",
 			 verify_path_name(r->decided_by));
-	fprintf(f, "GPU%d (%s) -> GPU%d (%s): ", r->from->index, r->from->pci,
-		r->to->index, r->to->pci);
+	buf[0] = '\0';
 	/* One verdict when both operations say the same. */
 	if (w->verdict == rd->verdict && !strcmp(dw, dr)) {
-		fprintf(f, "%s", verify_verdict_name(w->verdict));
 		if (dw[0] || via[0])
-			fprintf(f, " (%s%s)", via, dw[0] ? dw :
-				verify_verdict_name(w->verdict));
+			snprintf(buf, len, "(%s%s)", via, dw[0] ? dw :
+				 verify_verdict_name(w->verdict));
 	} else {
-		fprintf(f, "%s [%swrite: ", verify_verdict_name(r->verdict),
-			via);
-		put_verdict(f, w->verdict, dw);
-		fprintf(f, "; read: ");
-		put_verdict(f, rd->verdict, dr);
-		fputc(']', f);
+		snprintf(buf, len, "[%swrite: %s%s%s%s; read: %s%s%s%s]", via,
+			 verify_verdict_name(w->verdict), dw[0] ? " (" : "",
+			 dw, dw[0] ? ")" : "",
+			 verify_verdict_name(rd->verdict), dr[0] ? " (" : "",
+			 dr, dr[0] ? ")" : "");
 	}
-	fputc('\n', f);
+}
+
+void verify_format_result(FILE *f, const struct verify_result *r)
+{
+	char detail[5 * VERIFY_ERR_LEN];
+
+	verify_format_detail(r, detail, sizeof(detail));
+	fprintf(f, "GPU%d (%s) -> GPU%d (%s): %s%s%s\n", r->from->index,
+		r->from->pci, r->to->index, r->to->pci,
+		verify_verdict_name(r->verdict), detail[0] ? " " : "", detail);
 	/* Each path said when they disagree or some were left out. */
 	if (verify_paths_differ(r) || !verify_paths_all(r))
 		format_paths(f, r);
@@ -591,6 +600,9 @@ static void json_op_fields(struct json *j, const struct verify_op_result *o)
 		json_bool(j, o->copy.data_ok);
 	else
 		json_null(j);
+	json_key_u64_or_null(j, "first_wrong_byte",
+			     o->copy.data_checked && !o->copy.data_ok,
+			     o->copy.first_diff);
 }
 
 /* "bandwidth": null without --bandwidth or for a broken direction. */
@@ -705,6 +717,10 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 		json_str(&j, r[i].from->pci);
 		json_key(&j, "to_pci");
 		json_str(&j, r[i].to->pci);
+		json_key(&j, "size");
+		json_u64(&j, r[i].size);
+		json_key(&j, "timeout_s");
+		json_u64(&j, r[i].timeout);
 		json_key(&j, "verdict");
 		json_enum(&j, verify_verdict_name(r[i].verdict));
 		/* Before write/read existed: the deciding operation's. */

@@ -231,6 +231,12 @@ void verify_fill_pattern(unsigned char *buf, uint64_t size, uint64_t seed);
 
 /* "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): works[ (detail)]" */
 void verify_format_result(FILE *f, const struct verify_result *r);
+/*
+ * What follows a direction's verdict in verify_format_result(): "(...)"
+ * or "[write: ...; read: ...]", or "" when there is nothing to add.
+ */
+void verify_format_detail(const struct verify_result *r, char *buf,
+			  size_t len);
 /* "verify: N directions, W work" */
 void verify_format_summary(FILE *f, const struct verify_result *r, size_t n);
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * verify_output: reads back what "p2pmap verify" printed, one line per
- * direction: "GPU0 (0000:01:00.0) -> GPU1 (0000:41:00.0): works[ ...]", and
- * with --bandwidth "bandwidth GPU0 (...) -> GPU1 (...): ...", flagged
- * "STAGED through host memory" when its copies went through the host.  nccl-check and
- * env judge against it.
+ * verify_output: what "p2pmap verify" found, read back from a file, per
+ * direction; nccl-check and env judge against it.  The file is verify's
+ * --json document (verify_json_read.h, JSON.md), or the human text an
+ * older setup saved (verify_text_legacy.h): a file whose first non-space
+ * character is '{' is JSON.
  */
 #ifndef P2PMAP_VERIFY_OUTPUT_H
 #define P2PMAP_VERIFY_OUTPUT_H
@@ -19,14 +19,13 @@
 
 struct verify_line {
 	char from[P2PMAP_ADDR_LEN], to[P2PMAP_ADDR_LEN];
-	int from_gpu, to_gpu;		/* the GPUn labels */
-	char what[32];			/* "works", "faulted", ... */
-	char detail[256];		/* the rest of the line, or "" */
-	bool looks_staged;		/* --bandwidth flagged it */
+	int from_gpu, to_gpu;		/* the GPUn labels: CUDA ordinals */
+	char what[32];			/* "works", "faulted", ...: the text's words */
+	char detail[512];		/* what verify says after it, or "" */
+	bool looks_staged;		/* --bandwidth found it staged */
 	/*
-	 * The lines under it when verify's paths disagreed or some were
-	 * not run ("  paths: copy works, sm works, ipc faulted, cumem
-	 * works", "  works for: NCCL; not for: vLLM, SGLang"); without
+	 * Each path's verdict and each framework's, when verify said them
+	 * (the JSON's "paths", the text's lines under a direction); without
 	 * them every path verify ran said @what.
 	 */
 	bool has_paths;
@@ -35,13 +34,17 @@ struct verify_line {
 };
 
 struct verify_output {
-	bool paths_all;			/* its summary: every path ran */
 	size_t n;
 	struct verify_line v[VERIFY_OUTPUT_MAX];
 };
 
-/* Appends FILE's verdicts to @vr; -errno when it cannot be read. */
-int verify_output_read(const char *path, struct verify_output *vr);
+/*
+ * Appends FILE's verdicts to @vr.  On failure (-errno: unreadable;
+ * -EINVAL: a JSON document that is not verify's, or not whole) @err says
+ * why and @vr holds nothing: no verdict is taken from a broken document.
+ */
+int verify_output_read(const char *path, struct verify_output *vr, char *err,
+		       size_t errlen);
 
 /*
  * Does @v work for framework @fw: 1, 0, or -1 when verify did not test
@@ -57,4 +60,4 @@ const struct verify_line *verify_output_find(const struct verify_output *vr,
 						const char *from,
 						const char *to);
 
-#endif
+#endif /* P2PMAP_VERIFY_OUTPUT_H */
