@@ -273,28 +273,32 @@ vm_report() {
 # order they were queued, each as soon as it and those before it are
 # done.  P2PMAP_VM_JOBS=1 boots one at a time.
 vm_run_all() {
-	local next=0 rep=0 running=0 max=${P2PMAP_VM_JOBS:-2} order i
+	local next=0 rep=0 max=${P2PMAP_VM_JOBS:-2} order i done_n
 	vm_state=$(mktemp -d)
 	order=($(for ((i = 0; i < vm_jobs; i++)); do
 		echo "${vm_cost[i]} $i"
 	done | sort -s -k1,1nr | cut -d' ' -f2))
+	# Lanes are counted from the boots' own ".done" files, not with
+	# "wait -n", which also returns for any other child of this shell (a
+	# process substitution that ended) and would open a lane too many.
 	while [ $rep -lt $vm_jobs ]; do
-		while [ $next -lt $vm_jobs ] && [ $running -lt "$max" ]; do
+		done_n=$(find "$vm_state" -name '*.done' | wc -l)
+		while [ $next -lt $vm_jobs ] && [ $((next - done_n)) -lt "$max" ]; do
 			(
 				I=${order[next]}
 				eval "${vm_env[I]} vm_boot $I"
 				touch "$vm_state/$I.done"
 			) &
-			running=$((running + 1)) next=$((next + 1))
+			next=$((next + 1))
 		done
 		if [ -e "$vm_state/$rep.done" ]; then
 			I=$rep vm_report
 			rep=$((rep + 1))
 			continue
 		fi
-		wait -n
-		running=$((running - 1))
+		sleep 1
 	done
+	wait
 	rm -rf "$vm_state"
 	vm_jobs=0
 }
