@@ -60,10 +60,7 @@ esac
 # Each suite's budget as tests/vm/boots.tsv gives it on this kernel, and
 # the boot's timeout from them, as make check.
 P2PMAP_VM_BUDGETS=$(suite_budgets "$(kernel_class "$kver")" "$suites")
-P2PMAP_VM_TIMEOUT=${P2PMAP_VM_BOOT_TIMEOUT:-180}
-for b in ${P2PMAP_VM_BUDGETS//,/ }; do
-	P2PMAP_VM_TIMEOUT=$((P2PMAP_VM_TIMEOUT + b + 60))
-done
+P2PMAP_VM_TIMEOUT=$(vm_timeout "${P2PMAP_VM_BOOT_TIMEOUT:-180}" "$P2PMAP_VM_BUDGETS")
 export P2PMAP_VM_BUDGETS P2PMAP_VM_TIMEOUT
 # shellcheck disable=SC2086
 if [ "$iommu" = amd ]; then

@@ -98,6 +98,21 @@ qs_order=$(grep -o '^[a-z ]*- \[q[0-9]\]' "$tmp/qs.out" | grep -o 'q[0-9]' | uni
 	grep -q "\[q3\] the suite itself: it exited with status 3" "$tmp/qs.out"
 tap $? "queued host suites: counted in queue order ($qs_order), a hung one stopped at its budget, a bad status failed ($qs_pass passed, $qs_fail failed, $qs_secs s)"
 
+# Two at a time, even where the caller has children of its own that end
+# meanwhile (a process substitution).
+(
+	. "$top/tests/harness.sh"
+	for q in 4 5 6; do
+		suite_queue "[q$q]" sh -c "echo start >>$tmp/hev; sleep 0.5; echo end >>$tmp/hev; echo 'ok 1 - x'; echo 1..1"
+	done
+	while read -r _; do :; done < <(echo a)
+	(sleep 0.2) &
+	suites_run >/dev/null
+)
+most=$(awk '/start/ { n++ } /end/ { n-- } n > m { m = n } END { print m }' "$tmp/hev")
+[ "$most" = 2 ]
+tap $? "queued host suites: two at a time, other children of the caller's notwithstanding (at most $most at once)"
+
 # The first reproduction: a unit test that does not compile (a syntax
 # error in test_json.c) stopped make test before any test ran.
 cp -r "$top/user" "$tmp/user"

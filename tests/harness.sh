@@ -73,20 +73,8 @@ tally() {
 }
 
 suite() {
-	local budget=600 prefix out rc
-	if [ "$1" = -t ]; then
-		budget=$2
-		shift 2
-	fi
-	prefix=$1
-	shift
-	out=$(mktemp)
-	# Its own process group (timeout's), all of it stopped past the
-	# budget: a hung suite fails alone, and the run goes on.
-	timeout -k 10 "$budget" "$@" >"$out" 2>&1
-	rc=$?
-	suite_verdict "$prefix" "$out" "$rc" "$budget"
-	rm -f "$out"
+	suite_queue "$@"
+	suites_run
 }
 
 # suite_verdict PREFIX FILE RC BUDGET: a finished suite's output tallied,
@@ -104,8 +92,10 @@ suite_verdict() {
 
 # suite_queue [-t SECONDS] PREFIX CMD...: a host suite for suites_run,
 # which runs the queue $P2PMAP_HOST_JOBS at a time (default 2: most host
-# suites keep one core busy) and counts each as suite() does, in the order
-# queued.  Suites queued together must not write the same files.
+# suites keep one core busy) and counts each, in the order queued.  Each in
+# its own process group (timeout's), all of it stopped past the budget: a
+# hung suite fails alone, and the run goes on.  Suites queued together
+# must not write the same files.
 host_jobs=0
 suite_queue() {
 	local budget=600
@@ -121,19 +111,20 @@ suite_queue() {
 }
 
 suites_run() {
-	local dir i running=0 max=${P2PMAP_HOST_JOBS:-2}
+	local dir i max=${P2PMAP_HOST_JOBS:-2}
 	dir=$(mktemp -d)
 	for ((i = 0; i < host_jobs; i++)); do
-		if [ "$running" -ge "$max" ]; then
-			wait -n
-			running=$((running - 1))
-		fi
+		# Running ones counted from their ".rc" files (as vm_run_all
+		# counts its boots: "wait -n" returns for any child).
+		while [ $((i - $(find "$dir" -name '*.rc' | wc -l))) -ge "$max" ]; do
+			sleep 0.2
+		done
 		(
 			eval "timeout -k 10 ${host_budget[i]} ${host_cmd[i]}" \
 				>"$dir/$i.out" 2>&1
-			echo $? >"$dir/$i.rc"
+			echo $? >"$dir/$i.rc.tmp"
+			mv "$dir/$i.rc.tmp" "$dir/$i.rc"
 		) &
-		running=$((running + 1))
 	done
 	wait
 	for ((i = 0; i < host_jobs; i++)); do
@@ -317,6 +308,14 @@ amd_vm() {
 			vm "$k" amd "$@"
 		fi ;;
 	esac
+}
+
+# vm_timeout BOOT-SECONDS BUDGETS: a boot's timeout: its time to start,
+# then each suite's budget and the minute run-vm.sh grants past it.
+vm_timeout() {
+	local t=$1 b
+	for b in ${2//,/ }; do t=$((t + b + 60)); done
+	echo "$t"
 }
 
 # boot_rows: tests/vm/boots.tsv's rows (KERNELS IOMMUS TOPOLOGY SUITES

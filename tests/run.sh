@@ -189,7 +189,7 @@ epyc_post() {
 # its own initramfs; up to 600 s to boot).  The boot's timeout: its
 # boot's, then each suite's budget and a minute.
 queue_boot() {
-	local class=$1 iommu=$2 topo=$3 suites=$4 budgets=$5 b k a args=()
+	local class=$1 iommu=$2 topo=$3 suites=$4 budgets=$5 k a args=()
 	shift 5
 	for a in "$@"; do
 		case $a in
@@ -215,10 +215,7 @@ queue_boot() {
 		kvers=6.12-debug P2PMAP_VM_KERNEL=$2 P2PMAP_VM_INITRD=$3
 		P2PMAP_VM_BOOT_TIMEOUT=600 ;;
 	esac
-	P2PMAP_VM_TIMEOUT=$P2PMAP_VM_BOOT_TIMEOUT
-	for b in ${budgets//,/ }; do
-		P2PMAP_VM_TIMEOUT=$((P2PMAP_VM_TIMEOUT + b + 60))
-	done
+	P2PMAP_VM_TIMEOUT=$(vm_timeout "$P2PMAP_VM_BOOT_TIMEOUT" "$budgets")
 	export P2PMAP_VM_BUDGETS P2PMAP_VM_BOOT_TIMEOUT P2PMAP_VM_KERNEL \
 		P2PMAP_VM_INITRD P2PMAP_VM_TIMEOUT
 	for k in $kvers; do
