@@ -111,7 +111,7 @@ suite_queue() {
 }
 
 suites_run() {
-	local dir i max=${P2PMAP_HOST_JOBS:-2}
+	local dir i max=${P2PMAP_HOST_JOBS:-2} pids=()
 	dir=$(mktemp -d)
 	for ((i = 0; i < host_jobs; i++)); do
 		# Running ones counted from their ".rc" files (as vm_run_all
@@ -125,8 +125,11 @@ suites_run() {
 			echo $? >"$dir/$i.rc.tmp"
 			mv "$dir/$i.rc.tmp" "$dir/$i.rc"
 		) &
+		pids+=($!)
 	done
-	wait
+	# Its own children only: the caller may have others (run.sh's
+	# debug kernel build), which a bare "wait" would wait for too.
+	wait "${pids[@]}"
 	for ((i = 0; i < host_jobs; i++)); do
 		suite_verdict "${host_prefix[i]}" "$dir/$i.out" \
 			"$(cat "$dir/$i.rc" 2>/dev/null || echo lost)" "${host_budget[i]}"
@@ -264,7 +267,7 @@ vm_report() {
 # order they were queued, each as soon as it and those before it are
 # done.  P2PMAP_VM_JOBS=1 boots one at a time.
 vm_run_all() {
-	local next=0 rep=0 max=${P2PMAP_VM_JOBS:-2} order i done_n
+	local next=0 rep=0 max=${P2PMAP_VM_JOBS:-2} order i done_n pids=()
 	vm_state=$(mktemp -d)
 	order=($(for ((i = 0; i < vm_jobs; i++)); do
 		echo "${vm_cost[i]} $i"
@@ -280,6 +283,7 @@ vm_run_all() {
 				eval "${vm_env[I]} vm_boot $I"
 				touch "$vm_state/$I.done"
 			) &
+			pids+=($!)
 			next=$((next + 1))
 		done
 		if [ -e "$vm_state/$rep.done" ]; then
@@ -289,7 +293,7 @@ vm_run_all() {
 		fi
 		sleep 1
 	done
-	wait
+	wait "${pids[@]}"	# its own: as suites_run
 	rm -rf "$vm_state"
 	vm_jobs=0
 }
