@@ -20,7 +20,7 @@
 
 typedef unsigned int u32;
 
-#define __printf(a, b) __attribute__((format(printf, a, b)))
+/* __printf(): user/Makefile defines it on the command line. */
 
 /* strim(): white space off both ends; the end is cut in place. */
 static inline char *strim(char *s)

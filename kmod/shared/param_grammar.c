@@ -113,7 +113,7 @@ static const char *p2pmap_link_param_why(char *entry,
 		return "expected INITIATOR>TARGET[/BARMASK]";
 	*target++ = '\0';
 	mask_s = strchr(target, '/');
-	l->has_mask = mask_s != NULL;
+	l->has_mask = !!mask_s;
 	if (mask_s) {
 		*mask_s++ = '\0';
 		if (kstrtou32(mask_s, 0, &l->mask) || !l->mask ||
