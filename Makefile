@@ -33,7 +33,9 @@ MODPROBE_CONF ?= /etc/modprobe.d/p2pmap.conf
 DKMS_FILES := VERSION include/uapi/linux/p2pmap.h kmod/Kbuild kmod/Makefile \
 	$(filter-out %.mod.c,$(wildcard kmod/*.c)) \
 	$(filter-out kmod/compat_probed.h,$(wildcard kmod/*.h)) \
-	$(wildcard kmod/compat/*.h kmod/compat/*.sh kmod/compat/probes/*.c)
+	$(wildcard kmod/compat/*.h kmod/compat/*.sh kmod/compat/probes/*.c) \
+	$(filter-out %.mod.c,$(wildcard kmod/shared/*.c)) \
+	$(wildcard kmod/shared/*.h)
 MANPAGES := $(wildcard man/*.[1-8])
 INSTALLED_MANPAGES = $(foreach m,$(MANPAGES) man/p2pmap.8 man/p2pmap.4,\
 	$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))

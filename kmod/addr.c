@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PCI addresses as p2pmap names them: "DDDD:BB:DD.F", lower-case hex. */
-#include <linux/ctype.h>
+/*
+ * PCI addresses as p2pmap names them: "DDDD:BB:DD.F", lower-case hex.  The
+ * forms a module parameter takes: p2pmap_addr_parse_any(), param_grammar.c.
+ */
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include "p2pmap.h"
@@ -59,45 +61,4 @@ void p2pmap_addr_format(struct pci_dev *pdev, char *buf)
 	snprintf(buf, P2PMAP_ADDR_LEN, "%04x:%02x:%02x.%x",
 		 pci_domain_nr(pdev->bus), pdev->bus->number,
 		 PCI_SLOT(pdev->devfn), PCI_FUNC(pdev->devfn));
-}
-
-/* Read a run of 1 to @maxdig hex digits, any case, no "0x". */
-static const char *hexrun(const char *s, int maxdig, unsigned int *val)
-{
-	int n = 0, v;
-
-	*val = 0;
-	while ((v = hexval(tolower(s[n]))) >= 0) {
-		if (++n > maxdig)
-			return NULL;
-		*val = *val << 4 | v;
-	}
-	return n ? s + n : NULL;
-}
-
-/*
- * The forms an administrator copies from lspci or nvidia-smi, as the CLI
- * takes them: "[DDDD:]BB:DD.F" in any case, without a domain meaning 0000,
- * fields of fewer digits allowed.  Writes the canonical form to @out.
- */
-int p2pmap_addr_parse_any(const char *s, char out[P2PMAP_ADDR_LEN])
-{
-	unsigned int f[4] = { 0 }, i = 1;
-	const char *colon2 = strchr(s, ':');
-
-	if (colon2 && strchr(colon2 + 1, ':')) {
-		s = hexrun(s, 8, &f[0]);
-		if (!s || *s++ != ':' || f[0] > INT_MAX)
-			return -EINVAL;
-	}
-	for (; i < 4; i++) {
-		s = hexrun(s, 2, &f[i]);
-		if (!s || *s++ != ":.\0"[i - 1])
-			return -EINVAL;
-	}
-	if (f[2] > 0x1f || f[3] > 7)
-		return -EINVAL;
-	snprintf(out, P2PMAP_ADDR_LEN, "%04x:%02x:%02x.%x", f[0], f[1], f[2],
-		 f[3]);
-	return 0;
 }

@@ -17,49 +17,35 @@ MODULE_PARM_DESC(links,
 		 "links to configure at load: INITIATOR>TARGET[/BARMASK],... (PCI addresses [DDDD:]BB:DD.F; given again: added)");
 
 /*
- * One entry, "A>B[/MASK]".  Returns NULL when it was used (or was a
- * duplicate), else why it was skipped.
+ * One entry, "A>B[/MASK]" (its grammar: param_grammar.c): a link, unless
+ * it is malformed or a duplicate.
  */
-static const char *p2pmap_link_param_one(char *entry)
+static void p2pmap_link_param_one(char *entry)
 {
-	char *target = strchr(entry, '>');
-	char a[P2PMAP_ADDR_LEN], b[P2PMAP_ADDR_LEN];
-	char *mask_s;
-	u32 mask = P2PMAP_BAR_MASK_DEFAULT;
+	char problem[P2PMAP_PARAM_PROBLEM_LEN];
+	struct p2pmap_link_param l;
 
-	if (!target)
-		return "expected INITIATOR>TARGET[/BARMASK]";
-	*target++ = '\0';
-	mask_s = strchr(target, '/');
-	if (mask_s) {
-		*mask_s++ = '\0';
-		if (kstrtou32(mask_s, 0, &mask) || !mask ||
-		    mask & ~P2PMAP_BAR_MASK_ALL)
-			return "the BAR mask is not a non-zero mask of BARs 0-5";
+	if (p2pmap_parse_link_param(entry, &l, problem, sizeof(problem))) {
+		p2pmap_param_problem("%s", problem);
+		return;
 	}
-	if (p2pmap_addr_parse_any(strim(entry), a))
-		return "the initiator is not a PCI address [DDDD:]BB:DD.F";
-	if (p2pmap_addr_parse_any(strim(target), b))
-		return "the target is not a PCI address [DDDD:]BB:DD.F";
-	if (!strcmp(a, b))
-		return "initiator and target are the same device";
-	if (p2pmap_link_find(a, b)) {
-		pr_warn("links: %s>%s given twice, ignored\n", a, b);
-		return NULL;
+	if (p2pmap_link_find(l.initiator, l.target)) {
+		pr_warn(P2PMAP_LINK_PARAM_TWICE "\n", l.initiator, l.target);
+		return;
 	}
-	return p2pmap_link_create(a, b, mask) ? NULL : "out of memory";
+	if (!p2pmap_link_create(l.initiator, l.target, l.mask))
+		p2pmap_param_problem(P2PMAP_LINK_PARAM_SKIPPED, l.given,
+				     "out of memory");
 }
 
 /*
  * Called at init, before any device is tracked: every link starts pending.
- * A bad entry is skipped and reported (param_report.c); the good ones are
- * used, so one typo cannot leave a host without any link.
+ * A bad entry is skipped and reported (param.c); the good ones are used,
+ * so one typo cannot leave a host without any link.
  */
 void p2pmap_links_param_apply(void)
 {
 	char *buf, *cur, *entry;
-	char given[65];		/* the entry as given: parsing cuts it */
-	const char *why;
 
 	if (!links || !*links)
 		return;
@@ -70,16 +56,8 @@ void p2pmap_links_param_apply(void)
 	}
 	cur = buf;
 	mutex_lock(&p2pmap_lock);
-	while ((entry = strsep(&cur, ",")) != NULL) {
-		entry = strim(entry);
-		if (!*entry)
-			continue;
-		strscpy(given, entry, sizeof(given));
-		why = p2pmap_link_param_one(entry);
-		if (why)
-			p2pmap_param_problem("links: \"%s\" skipped: %s",
-					     given, why);
-	}
+	while ((entry = p2pmap_param_list_next(&cur)) != NULL)
+		p2pmap_link_param_one(entry);
 	mutex_unlock(&p2pmap_lock);
 	kfree(buf);
 }

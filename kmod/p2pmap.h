@@ -19,6 +19,7 @@
 #include <linux/pci.h>
 #include <linux/iommu.h>
 #include <linux/p2pmap.h>
+#include "shared/param_grammar.h"
 
 struct iova;
 
@@ -172,13 +173,11 @@ struct p2pmap_link {
 /* addr.c */
 int p2pmap_addr_parse(const char *s, int *domain, unsigned int *bus,
 		      unsigned int *devfn);
-int p2pmap_addr_parse_any(const char *s, char out[P2PMAP_ADDR_LEN]);
 void p2pmap_addr_format(struct pci_dev *pdev, char *buf);
 
 /* param.c: parameters that never fail a load */
-#define P2PMAP_PARAM_ERROR_LEN 200	/* the CLI reads up to 256 */
 extern u32 p2pmap_param_errors;
-extern char p2pmap_param_error[P2PMAP_PARAM_ERROR_LEN];
+extern char p2pmap_param_error[P2PMAP_PARAM_PROBLEM_LEN];
 __printf(1, 2) void p2pmap_param_problem(const char *fmt, ...);
 struct p2pmap_param_str {
 	const char **val;
@@ -338,14 +337,7 @@ int p2pmap_sysfs_dev_add(struct p2pmap_dev *dev);
 int p2pmap_sysfs_link_add(struct p2pmap_link *link);
 void p2pmap_dev_release(struct kobject *kobj);
 
-/* policy.c: which devices p2pmap will ever link */
-enum p2pmap_policy_list {
-	P2PMAP_POLICY_DRIVERS,
-	P2PMAP_POLICY_VENDORS,
-	P2PMAP_POLICY_CLASSES,
-	P2PMAP_POLICY_NUMA,
-};
-
+/* policy.c: which devices p2pmap will ever link (lists: param_grammar.h) */
 struct p2pmap_policy {
 	char drivers[P2PMAP_POLICY_LEN];
 	char vendors[P2PMAP_POLICY_LEN];
@@ -355,7 +347,6 @@ struct p2pmap_policy {
 
 extern struct p2pmap_policy p2pmap_policy;
 void p2pmap_policy_init(void);
-int p2pmap_policy_list_valid(enum p2pmap_policy_list kind, const char *s);
 bool p2pmap_policy_admits(const struct p2pmap_dev *dev, const char **why);
 bool p2pmap_policy_admits_under(const struct p2pmap_policy *p,
 				const struct p2pmap_dev *dev, const char **why);

@@ -21,14 +21,14 @@
 #include "p2pmap.h"
 
 u32 p2pmap_param_errors;
-char p2pmap_param_error[P2PMAP_PARAM_ERROR_LEN];	/* the first one */
+char p2pmap_param_error[P2PMAP_PARAM_PROBLEM_LEN];	/* the first one */
 
 /* Invalid for every user of a string parameter: it gets skipped. */
 static const char p2pmap_param_lost[] = "(out of memory)";
 
 void p2pmap_param_problem(const char *fmt, ...)
 {
-	char msg[P2PMAP_PARAM_ERROR_LEN];
+	char msg[P2PMAP_PARAM_PROBLEM_LEN];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -89,15 +89,20 @@ const struct kernel_param_ops p2pmap_param_ops_str = {
 	.free = p2pmap_param_str_free,
 };
 
-/* At load, a value that is not a boolean keeps the default, said so. */
+/*
+ * At load, a value that is not a boolean keeps the default, said so.  The
+ * grammar is p2pmap's (param_grammar.c), the same on every kernel.
+ */
 static int p2pmap_param_bool_set(const char *val, const struct kernel_param *kp)
 {
-	if (!param_set_bool(val, kp))
+	char problem[P2PMAP_PARAM_PROBLEM_LEN];
+
+	if (!p2pmap_parse_bool_param(kp->name, val, kp->arg, problem,
+				     sizeof(problem)))
 		return 0;
 	if (THIS_MODULE->state == MODULE_STATE_LIVE)
 		return -EINVAL;		/* a write to /sys/module: refused */
-	p2pmap_param_problem("%s=\"%.32s\" is not a boolean: kept %s",
-			     kp->name, val, *(bool *)kp->arg ? "Y" : "N");
+	p2pmap_param_problem("%s", problem);
 	return 0;
 }
 

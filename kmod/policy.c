@@ -7,7 +7,6 @@
  * filters.  Set at load by module parameters, at run time over netlink.
  * Read and written under p2pmap_lock.
  */
-#include <linux/ctype.h>
 #include <linux/module.h>
 #include <linux/string.h>
 #include "p2pmap.h"
@@ -34,56 +33,6 @@ module_param_cb(numa_nodes, &p2pmap_param_ops_str, &numa_nodes_param, 0444);
 MODULE_PARM_DESC(numa_nodes, "admit only devices on these NUMA nodes, e.g. 0 (default any)");
 
 struct p2pmap_policy p2pmap_policy;
-
-/* One list item: does @item (length @len) fit the grammar of @kind? */
-static bool p2pmap_item_valid(enum p2pmap_policy_list kind, const char *item,
-			      size_t len)
-{
-	size_t i;
-
-	if (!len)
-		return false;
-	for (i = 0; i < len; i++) {
-		char c = item[i];
-
-		switch (kind) {
-		case P2PMAP_POLICY_DRIVERS:
-			if (!isalnum(c) && c != '_' && c != '-' && c != '.')
-				return false;
-			break;
-		case P2PMAP_POLICY_NUMA:
-			if (!isdigit(c) || len > 4)
-				return false;
-			break;
-		default:
-			if (!isxdigit(c))
-				return false;
-		}
-	}
-	if (kind == P2PMAP_POLICY_VENDORS)
-		return len == 4;
-	if (kind == P2PMAP_POLICY_CLASSES)
-		return len == 2 || len == 4 || len == 6;
-	return true;
-}
-
-/* A comma-separated list of valid items, or "" (any). */
-int p2pmap_policy_list_valid(enum p2pmap_policy_list kind, const char *s)
-{
-	const char *comma;
-
-	if (strlen(s) >= P2PMAP_POLICY_LEN)
-		return -EINVAL;
-	while (*s) {
-		comma = strchrnul(s, ',');
-		if (!p2pmap_item_valid(kind, s, comma - s))
-			return -EINVAL;
-		s = *comma ? comma + 1 : comma;
-		if (*comma && !*s)
-			return -EINVAL;		/* trailing comma */
-	}
-	return 0;
-}
 
 /* Is @word (length @len) an item of the list @list? */
 static bool p2pmap_list_has(const char *list, const char *word, size_t len,
@@ -199,26 +148,22 @@ bool p2pmap_policy_admits_driver(const struct p2pmap_dev *dev, const char **why)
  */
 void p2pmap_policy_init(void)
 {
-	static const struct {
-		enum p2pmap_policy_list kind;
-		const char *name;
-		const char **val;
-	} params[] = {
-		{ P2PMAP_POLICY_DRIVERS, "drivers", &drivers },
-		{ P2PMAP_POLICY_VENDORS, "vendors", &vendors },
-		{ P2PMAP_POLICY_CLASSES, "classes", &classes },
-		{ P2PMAP_POLICY_NUMA, "numa_nodes", &numa_nodes },
+	static const char **const vals[P2PMAP_POLICY_LISTS] = {
+		[P2PMAP_POLICY_DRIVERS] = &drivers,
+		[P2PMAP_POLICY_VENDORS] = &vendors,
+		[P2PMAP_POLICY_CLASSES] = &classes,
+		[P2PMAP_POLICY_NUMA] = &numa_nodes,
 	};
+	char problem[P2PMAP_PARAM_PROBLEM_LEN];
 	struct p2pmap_policy *p = &p2pmap_policy;
 	bool bad = false;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(params); i++) {
-		if (!p2pmap_policy_list_valid(params[i].kind, *params[i].val))
+	for (i = 0; i < P2PMAP_POLICY_LISTS; i++) {
+		if (!p2pmap_parse_policy_param(i, *vals[i], problem,
+					       sizeof(problem)))
 			continue;
-		p2pmap_param_problem("%s=\"%.64s\" is malformed: %s",
-				     params[i].name, *params[i].val,
-				     "admitting no device until a policy is set");
+		p2pmap_param_problem("%s", problem);
 		bad = true;
 	}
 	if (bad) {

@@ -37,15 +37,20 @@ MODULE_PARM_DESC(reserve,
 
 static bool p2pmap_reserve_on(void)
 {
-	return strcmp(reserve, "none");
+	bool on;
+
+	p2pmap_parse_reserve_param(reserve, &on, NULL, 0);
+	return on;
 }
 
 /* At init: anything but "none" reserves (the safe side), said if odd. */
 void p2pmap_reserve_param_check(void)
 {
-	if (strcmp(reserve, "none") && strcmp(reserve, "windows"))
-		p2pmap_param_problem("reserve=\"%.32s\" is neither windows nor none: using windows",
-				     reserve);
+	char problem[P2PMAP_PARAM_PROBLEM_LEN];
+	bool on;
+
+	if (p2pmap_parse_reserve_param(reserve, &on, problem, sizeof(problem)))
+		p2pmap_param_problem("%s", problem);
 }
 
 /* The window range of @domain that holds @iova, if any. */

@@ -22,6 +22,7 @@ cp=$("$top/tests/tools.sh")
 out=$(cd "$top" && "$cp" --no-tree --strict -q \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
 	kmod/*.c kmod/*.h kmod/compat/*.h kmod/compat/probes/*.c \
+	kmod/shared/*.c kmod/shared/*.h \
 	include/uapi/linux/p2pmap.h tests/p2ptest/p2ptest.c 2>&1)
 [ -z "$out" ]; tap $? "checkpatch.pl --strict is clean"
 [ -z "$out" ] || echo "$out" | sed 's/^/# /'

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A modprobe.d file judged as the module will judge it (modprobe_check.h). */
+/*
+ * A modprobe.d file judged as the module will judge it (modprobe_check.h):
+ * the file is read here, each parameter by the module's own grammar,
+ * kmod/shared/param_grammar.c.
+ */
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,18 +12,10 @@
 #include <string.h>
 
 #include "modprobe_check.h"
-#include "pciaddr.h"
+#include "param_grammar.h"
 
-#define POLICY_LEN	256		/* P2PMAP_POLICY_LEN */
-#define BAR_MASK_ALL	0x3f		/* P2PMAP_BAR_MASK_ALL */
-#define BAR_MASK_DEFAULT 0x3		/* P2PMAP_BAR_MASK_DEFAULT */
 #define MAX_ENTRIES	1024
-
-enum list_kind { DRIVERS, VENDORS, CLASSES, NUMA, NR_LISTS };
-
-static const char * const list_names[NR_LISTS] = {
-	"drivers", "vendors", "classes", "numa_nodes",
-};
+#define NR_LISTS	P2PMAP_POLICY_LISTS
 
 struct entry {
 	char *text;
@@ -59,100 +54,29 @@ static void problem(struct state *st, unsigned int line, bool warning,
 	fputc('\n', st->out);
 }
 
-/* The kernel's strim(): leading and trailing white space off. */
-static char *trim(char *s)
-{
-	size_t n;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	n = strlen(s);
-	while (n && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	return s;
-}
-
-/* kstrtou32(s, 0): "0x" hex, leading 0 octal, else decimal; one '\n'. */
-static int parse_u32(const char *s, uint32_t *v)
-{
-	unsigned int base = 10, d, n = 0;
-	uint64_t x = 0;
-
-	if (*s == '+')
-		s++;
-	if (s[0] == '0') {
-		base = 8;
-		if (tolower((unsigned char)s[1]) == 'x' &&
-		    isxdigit((unsigned char)s[2])) {
-			base = 16;
-			s += 2;
-		}
-	}
-	for (; *s; s++, n++) {
-		if (isdigit((unsigned char)*s))
-			d = *s - '0';
-		else if (isalpha((unsigned char)*s))
-			d = tolower((unsigned char)*s) - 'a' + 10;
-		else
-			break;
-		if (d >= base)
-			break;
-		x = x * base + d;
-		if (x > UINT32_MAX)
-			return -ERANGE;
-	}
-	if (!n)
-		return -EINVAL;
-	if (*s == '\n')
-		s++;
-	if (*s)
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
-}
-
-/* One links= entry, "A>B[/MASK]": NULL when used, else why it is not. */
-static const char *link_entry(char *entry, struct modprobe_link *l)
-{
-	char *target = strchr(entry, '>'), *mask_s;
-	uint32_t mask = BAR_MASK_DEFAULT;
-
-	if (!target)
-		return "expected INITIATOR>TARGET[/BARMASK]";
-	*target++ = '\0';
-	mask_s = strchr(target, '/');
-	if (mask_s) {
-		*mask_s++ = '\0';
-		if (parse_u32(mask_s, &mask) || !mask || mask & ~BAR_MASK_ALL)
-			return "the BAR mask is not a non-zero mask of BARs 0-5";
-	}
-	if (pciaddr_parse(trim(entry), l->initiator, NULL, 0))
-		return "the initiator is not a PCI address [DDDD:]BB:DD.F";
-	if (pciaddr_parse(trim(target), l->target, NULL, 0))
-		return "the target is not a PCI address [DDDD:]BB:DD.F";
-	if (!strcmp(l->initiator, l->target))
-		return "initiator and target are the same device";
-	l->has_mask = mask_s != NULL;
-	l->mask = mask;
-	return NULL;
-}
-
 static void check_links(struct state *st)
 {
 	struct modprobe_link *seen = calloc(st->nlinks + 1, sizeof(*seen));
+	char why[P2PMAP_PARAM_PROBLEM_LEN];
+	struct p2pmap_link_param l;
 	unsigned int i, k, used = 0;
-	char given[65], *e;
-	const char *why;
 
 	for (i = 0; i < st->nlinks; i++) {
-		e = trim(st->links[i].text);
-		snprintf(given, sizeof(given), "%s", e);
-		why = seen ? link_entry(e, &seen[used]) : "out of memory";
-		if (why) {
-			problem(st, st->links[i].line, false,
-				"links: \"%s\" skipped: %s", given, why);
+		if (p2pmap_parse_link_param(st->links[i].text, &l, why,
+					    sizeof(why))) {
+			problem(st, st->links[i].line, false, "%s", why);
 			continue;
 		}
+		if (!seen) {
+			problem(st, st->links[i].line, false,
+				P2PMAP_LINK_PARAM_SKIPPED, l.given,
+				"out of memory");
+			continue;
+		}
+		memcpy(seen[used].initiator, l.initiator, sizeof(l.initiator));
+		memcpy(seen[used].target, l.target, sizeof(l.target));
+		seen[used].has_mask = l.has_mask;
+		seen[used].mask = l.mask;
 		seen[used].line = st->links[i].line;
 		for (k = 0; k < used; k++)
 			if (!strcmp(seen[k].initiator, seen[used].initiator) &&
@@ -160,7 +84,7 @@ static void check_links(struct state *st)
 				break;
 		if (k < used)
 			problem(st, st->links[i].line, true,
-				"links: %s>%s given twice, ignored",
+				P2PMAP_LINK_PARAM_TWICE,
 				seen[used].initiator, seen[used].target);
 		else
 			used++;
@@ -181,80 +105,13 @@ void modprobe_check_free(struct modprobe_check *res)
 	}
 }
 
-/* One list item of @kind, as p2pmap_item_valid() in kmod/policy.c. */
-static bool item_valid(enum list_kind kind, const char *s, size_t len)
-{
-	size_t i;
-
-	if (!len)
-		return false;
-	for (i = 0; i < len; i++) {
-		unsigned char c = s[i];
-
-		if (kind == DRIVERS ? !isalnum(c) && c != '_' && c != '-' &&
-				      c != '.' :
-		    kind == NUMA ? !isdigit(c) || len > 4 : !isxdigit(c))
-			return false;
-	}
-	if (kind == VENDORS)
-		return len == 4;
-	if (kind == CLASSES)
-		return len == 2 || len == 4 || len == 6;
-	return true;
-}
-
-static bool list_valid(enum list_kind kind, const char *s)
-{
-	const char *comma;
-
-	if (strlen(s) >= POLICY_LEN)
-		return false;
-	while (*s) {
-		comma = strchr(s, ',');
-		if (!comma)
-			comma = s + strlen(s);
-		if (!item_valid(kind, s, comma - s))
-			return false;
-		s = *comma ? comma + 1 : comma;
-		if (*comma && !*s)
-			return false;		/* a trailing comma */
-	}
-	return true;
-}
-
-/* param_set_bool() through kstrtobool(): NULL (no value) is true. */
-static int parse_bool(const char *v, bool *b)
-{
-	if (!v) {
-		*b = true;
-		return 0;
-	}
-	switch (v[0]) {
-	case 'y': case 'Y': case 't': case 'T': case '1':
-		*b = true;
-		return 0;
-	case 'n': case 'N': case 'f': case 'F': case '0':
-		*b = false;
-		return 0;
-	case 'o': case 'O':
-		if (v[1] == 'n' || v[1] == 'N') {
-			*b = true;
-			return 0;
-		}
-		if (v[1] == 'f' || v[1] == 'F') {
-			*b = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 static void set_bool(struct state *st, unsigned int line, const char *name,
 		     const char *val, bool *b)
 {
-	if (parse_bool(val, b))
-		problem(st, line, false, "%s=\"%.32s\" is not a boolean: kept %s",
-			name, val, *b ? "Y" : "N");
+	char why[P2PMAP_PARAM_PROBLEM_LEN];
+
+	if (p2pmap_parse_bool_param(name, val, b, why, sizeof(why)))
+		problem(st, line, false, "%s", why);
 }
 
 /* A string parameter: no value is "". */
@@ -280,9 +137,7 @@ static void add_links(struct state *st, unsigned int line, const char *val)
 		return;
 	}
 	copy = strdup(val);
-	for (cur = copy; cur && (e = strsep(&cur, ",")); ) {
-		if (!*trim(e))
-			continue;
+	for (cur = copy; cur && (e = p2pmap_param_list_next(&cur)); ) {
 		if (st->nlinks == MAX_ENTRIES) {
 			problem(st, line, true, "more than %u links: not checked further",
 				MAX_ENTRIES);
@@ -308,7 +163,7 @@ static void param(struct state *st, unsigned int line, char *name,
 		return;
 	}
 	for (k = 0; k < NR_LISTS; k++) {
-		if (!strcmp(name, list_names[k])) {
+		if (!strcmp(name, p2pmap_policy_params[k])) {
 			free(st->lists[k]);
 			st->lists[k] = dup_val(val);
 			st->list_line[k] = line;
@@ -400,24 +255,24 @@ static char *p2pmap_options(char *line)
 
 static void final_checks(struct state *st)
 {
+	char why[P2PMAP_PARAM_PROBLEM_LEN];
+	bool on;
 	int k;
 
 	check_links(st);
 	for (k = 0; k < NR_LISTS; k++)
-		if (st->lists[k] && !list_valid(k, st->lists[k])) {
-			problem(st, st->list_line[k], false,
-				"%s=\"%.64s\" is malformed: admitting no device until a policy is set",
-				list_names[k], st->lists[k]);
+		if (st->lists[k] &&
+		    p2pmap_parse_policy_param(k, st->lists[k], why,
+					      sizeof(why))) {
+			problem(st, st->list_line[k], false, "%s", why);
 			st->res->policy_bad = true;
 		}
 	for (k = 0; k < NR_LISTS && !st->res->policy_bad; k++)
 		if (st->lists[k])
 			st->res->policy[k] = dup_val(st->lists[k]);
-	if (st->reserve && strcmp(st->reserve, "none") &&
-	    strcmp(st->reserve, "windows"))
-		problem(st, st->reserve_line, false,
-			"reserve=\"%.32s\" is neither windows nor none: using windows",
-			st->reserve);
+	if (st->reserve &&
+	    p2pmap_parse_reserve_param(st->reserve, &on, why, sizeof(why)))
+		problem(st, st->reserve_line, false, "%s", why);
 }
 
 static void free_state(struct state *st)

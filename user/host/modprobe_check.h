@@ -3,11 +3,12 @@
  * "p2pmap config check": a modprobe.d file read the way modprobe and the
  * module will read it at the next boot.  Every "options p2pmap" line is
  * split into parameters as the kernel splits a module's arguments
- * (quotes, '-' equal to '_'), and each parameter is judged by the rules
- * of the module's own parameter code (kmod/param.c, link_param.c,
- * policy.c, reserve.c), with the module's own words: the problem the
- * module will log and report in "p2pmap info" is the one printed here.
- * tests/guest/param-cases.tsv holds both to one table of cases.
+ * (quotes, '-' equal to '_'), and each parameter is judged by the
+ * module's own grammar, compiled in here (kmod/shared/param_grammar.c),
+ * with the module's own words: the problem the module will log and report
+ * in "p2pmap info" is the one printed here.  tests/guest/param-cases.tsv
+ * holds both to one table of cases (and tests/unit/test_param_grammar.c
+ * the grammar itself).
  */
 #ifndef P2PMAP_MODPROBE_CHECK_H
 #define P2PMAP_MODPROBE_CHECK_H
