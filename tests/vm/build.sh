@@ -8,13 +8,21 @@
 # kernel of tests/vm/debug-kernel.sh) everything is built against KDIR into
 # OUT, and kmod/ is a plain kbuild W=1 build (DKMS builds only for
 # installed kernels).
+# P2PMAP_KROOT=DIR (default /): the root KVER's kernel is unpacked in, not
+# installed (make demo: tests/kernel-unpack.sh's build/kroot/KVER): KDIR
+# defaults to DIR/lib/modules/KVER/build, kmod/ is a plain kbuild W=1 build
+# as with KDIR, and the initramfs takes KVER's modules from DIR.
+# P2PMAP_WITH_PYTHON=0: no Python and YNL in the initramfs (make demo's
+# guest runs neither; YNL comes from linux-source-6.12).
 # Out-of-tree builds write into their source folder, so each is built in a
 # copy.
 set -euo pipefail
 kver=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${3:-$top/build/$kver}
-kdir=${2:-/lib/modules/$kver/build}
+kroot=${P2PMAP_KROOT:-/}
+kroot=${kroot%/}
+kdir=${2:-$kroot/lib/modules/$kver/build}
 
 # copy_tree DEST SRC...: a fresh copy of SRC... in DEST.
 copy_tree() {
@@ -70,7 +78,7 @@ fi
 echo "build.sh: DKMS built p2pmap $version for $kver: $(ls "$ko"*)"
 }
 
-if [ -n "${2:-}" ]; then
+if [ -n "${2:-}" ] || [ -n "$kroot" ]; then
 	# A kernel tree, not an installed kernel: kbuild W=1, as DKMS would.
 	copy_tree "$out/src-plain" "$top/kmod" "$top/include" "$top/VERSION"
 	kbuild "$out/src-plain/kmod"
@@ -89,7 +97,7 @@ kbuild "$out/p2ptest-src"
 copy_tree "$out/p2ptest" "$out/p2ptest-src/p2ptest.ko"
 
 make -s -C "$top/user"
-export P2PMAP_WITH_PYTHON=1	# ynl and a JSON parser in the guests
+export P2PMAP_WITH_PYTHON=${P2PMAP_WITH_PYTHON:-1}	# ynl and a JSON parser in the guests
 "$top/tests/vm/mkinitramfs.sh" "$out/initrd.cpio" "$kver" \
 	p2pmap="$out/kmod" p2pmap-debug="$out/kmod-debug" \
 	p2ptest="$out/p2ptest"
