@@ -8,8 +8,8 @@
 # into this machine's /boot or /lib/modules.  P2PMAP_DEMO_KERNEL=KVER
 # picks another Debian kernel release.
 # IOMMU=amd (the default: AMD-Vi, on QEMU 11.1 from Debian trixie-backports,
-# installed once into build/trixie by tests/newer-kernel.sh, fetched while
-# the module builds) or IOMMU=vtd (the host's QEMU).
+# unpacked once into build/qemu11 by tests/qemu-unpack.sh, while the
+# kernel is fetched and the module builds) or IOMMU=vtd (the host's QEMU).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 iommu=${IOMMU:-amd}
@@ -25,9 +25,8 @@ phase() {
 if [ "$iommu" = amd ]; then
 	# QEMU 7.2's amd-iommu cannot translate devices behind root ports.
 	# Downloads, mostly: in the background while the module builds.
-	echo "QEMU 11.1 for AMD-Vi, in build/trixie (the first time: a few minutes) ..."
-	P2PMAP_NEWER_QEMU=only "$top/tests/newer-kernel.sh" \
-		>"$top/build/demo-qemu.log" 2>&1 &
+	echo "QEMU 11.1 for AMD-Vi, into build/qemu11 (the first time: a minute) ..."
+	"$top/tests/qemu-unpack.sh" >"$top/build/demo-qemu.log" 2>&1 &
 	qemu_job=$!
 	qemu_t0=$SECONDS
 fi
@@ -41,7 +40,9 @@ export P2PMAP_KROOT=$kroot
 k=$(basename "$kroot")
 phase kernel-unpack
 echo "Building p2pmap for $k ..."
-P2PMAP_WITH_PYTHON=0 "$top/tests/vm/build.sh" "$k" \
+# What the demo's guest runs, no more: no Python/YNL, no debug module.
+P2PMAP_WITH_PYTHON=0 P2PMAP_BUILD_DEBUG=0 P2PMAP_BUILD_JOBS=$(nproc) \
+	"$top/tests/vm/build.sh" "$k" \
 	>"$top/build/demo-build.log" 2>&1 || {
 	cat "$top/build/demo-build.log"
 	exit 1
@@ -49,13 +50,13 @@ P2PMAP_WITH_PYTHON=0 "$top/tests/vm/build.sh" "$k" \
 phase build
 if [ "$iommu" = amd ]; then
 	wait "$qemu_job" || true
-	echo "qemu-chroot $((SECONDS - qemu_t0)) s (from the start, beside the two above)" \
+	echo "qemu-unpack $((SECONDS - qemu_t0)) s (from the start, beside the two above)" \
 		>>"$top/build/demo-times.txt"
 	t0=$SECONDS
 	qemu11=$(sed -n 's/^# vm-qemu \([^ ]*\) .*/\1/p' "$top/build/demo-qemu.log")
 	if [ -z "$qemu11" ]; then
 		cat "$top/build/demo-qemu.log"
-		echo "demo: no QEMU 11 for AMD-Vi (see build/logs/newer-kernel.log); IOMMU=vtd runs on this QEMU" >&2
+		echo "demo: no QEMU 11 for AMD-Vi; IOMMU=vtd runs on this machine's QEMU" >&2
 		exit 1
 	fi
 	export P2PMAP_VM_QEMU_ROOT=$qemu11

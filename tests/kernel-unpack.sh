@@ -20,7 +20,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=${P2PMAP_KROOT_DIR:-$top/build/kroot}
-say() { echo "kernel-unpack: $*" >&2; }
+say() { echo "kernel-unpack: [${SECONDS} s] $*" >&2; }
 
 kver=${1:-}
 if [ -z "$kver" ]; then

@@ -7,8 +7,6 @@
 # reused: each step leaves a stamp file, and a later run only refreshes the
 # copy of kmod/.  "newer-kernel.sh --update" re-runs apt (newer 7.x.y).
 #
-# P2PMAP_NEWER_QEMU=only: the chroot and QEMU 11 only (see below).
-#
 # With P2PMAP_NEWER_IMAGE=1 the kernel image of the same release is unpacked
 # into the chroot too (build/trixie/boot/vmlinuz-KVER, and of its modules
 # only VFIO's), for a
@@ -43,27 +41,6 @@ in_root() {
 		DEBIAN_FRONTEND=noninteractive LC_ALL=C "$@"
 }
 
-# newer_qemu [--update]: QEMU from trixie-backports (11.x) into the chroot
-# (apt's lists of trixie-backports already fetched), once: its amd-iommu
-# translates devices behind boot-time root ports and host bridges
-# (dma-remap=on) and logs real IO_PAGE_FAULT events, which QEMU 7.2's does
-# not.  tests/vm/run-vm.sh runs it with P2PMAP_VM_QEMU_ROOT=build/trixie.
-newer_qemu() {
-	if [ ! -e "$root/.p2pmap-qemu" ] || [ "${1:-}" = --update ]; then
-		in_root apt-get install -y -q --no-install-recommends \
-			-t trixie-backports qemu-system-x86 >>"$log" 2>&1 &&
-			touch "$root/.p2pmap-qemu"
-	fi
-	qver=$(in_root qemu-system-x86_64 --version 2>/dev/null |
-	       sed -n 's/^QEMU emulator version \([0-9.]*\).*/\1/p')
-	in_root qemu-system-x86_64 -device amd-iommu,help 2>/dev/null |
-		grep -q 'dma-remap='
-	tap $? "QEMU from trixie-backports in build/trixie (${qver:-none}) has amd-iommu's dma-remap"
-	[ -e "$root/.p2pmap-qemu" ] && [ -n "$qver" ] &&
-		echo "# vm-qemu $root $qver"
-	return 0
-}
-
 if [ "$(id -u)" -ne 0 ]; then
 	bail "newer-kernel.sh needs root (debootstrap, chroot)"
 fi
@@ -84,19 +61,6 @@ if [ ! -e "$root/.p2pmap-debootstrap" ]; then
 fi
 
 mount_proc
-# P2PMAP_NEWER_QEMU=only (make demo): QEMU from trixie-backports into the
-# chroot, nothing else (no 7.x headers, compiler or source tarball; a later
-# run without it adds them to the same chroot).
-if [ "${P2PMAP_NEWER_QEMU:-0}" = only ]; then
-	echo "deb $mirror trixie-backports main" \
-		>"$root/etc/apt/sources.list.d/trixie-backports.list"
-	[ -e "$root/.p2pmap-qemu" ] && [ "${1:-}" != --update ] ||
-		in_root apt-get update -q >>"$log" 2>&1
-	newer_qemu "$@"
-	echo "# newer-kernel.sh took $((SECONDS - start)) s"
-	tap_done
-	exit
-fi
 pkgs="linux-headers-amd64 gcc make libc6-dev"
 if [ ! -e "$root/.p2pmap-packages" ] || [ "${1:-}" = --update ]; then
 	echo "deb $mirror trixie-backports main" \
@@ -207,7 +171,23 @@ if [ -e "$root/boot/vmlinuz-$kver" ] && [ -e "$root/p2pmap/kmod/p2pmap.ko" ]; th
 	echo "# vm-kernel $kver $root/boot/vmlinuz-$kver"
 fi
 # With P2PMAP_NEWER_QEMU=1, QEMU from trixie-backports (11.x) goes into the
-# chroot too (newer_qemu above).
-[ "${P2PMAP_NEWER_QEMU:-0}" = 1 ] && newer_qemu "$@"
+# chroot too: its amd-iommu translates devices behind boot-time root ports
+# and host bridges (dma-remap=on) and logs real IO_PAGE_FAULT events, which
+# QEMU 7.2's does not.  tests/vm/run-vm.sh runs it with
+# P2PMAP_VM_QEMU_ROOT=build/trixie.
+if [ "${P2PMAP_NEWER_QEMU:-0}" = 1 ]; then
+	if [ ! -e "$root/.p2pmap-qemu" ] || [ "${1:-}" = --update ]; then
+		in_root apt-get install -y -q --no-install-recommends \
+			-t trixie-backports qemu-system-x86 >>"$log" 2>&1 &&
+			touch "$root/.p2pmap-qemu"
+	fi
+	qver=$(in_root qemu-system-x86_64 --version 2>/dev/null |
+	       sed -n 's/^QEMU emulator version \([0-9.]*\).*/\1/p')
+	in_root qemu-system-x86_64 -device amd-iommu,help 2>/dev/null |
+		grep -q 'dma-remap='
+	tap $? "QEMU from trixie-backports in build/trixie (${qver:-none}) has amd-iommu's dma-remap"
+	[ -e "$root/.p2pmap-qemu" ] && [ -n "$qver" ] &&
+		echo "# vm-qemu $root $qver"
+fi
 echo "# newer-kernel.sh took $((SECONDS - start)) s"
 tap_done
