@@ -7,8 +7,10 @@
 # initramfs with this machine's /boot, /lib/modules and /usr/src hidden
 # (empty read-only tmpfs over them, in a mount namespace of its own): it
 # neither reads nor writes them.  Their listings (name, size, mtime) are
-# the same before and after.  The first run downloads the kernel's
-# packages (124 MB, cached in build/kroot/debs).
+# the same before and after.  And tests/qemu-unpack.sh's QEMU 11 runs,
+# without touching this machine's dpkg and apt state.  The first run
+# downloads the kernel's packages (124 MB, cached in build/kroot/debs) and
+# QEMU's (48 MB, build/qemu11).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tests/tap.sh"
@@ -31,8 +33,8 @@ root=$("$top/tests/kernel-unpack.sh" ${P2PMAP_DEMO_KERNEL:+"$P2PMAP_DEMO_KERNEL"
 said $? "kernel-unpack.sh unpacks a Debian kernel under build/kroot (${root#$top/})" \
 	tail -n 20 "$tmp/unpack.log"
 k=$(basename "${root:-none}")
-case $root in "$top"/build/kroot/*) r=0 ;; *) r=1 ;; esac
-tap $r "its root is under build/kroot"
+case $root in "${P2PMAP_KROOT_DIR:-$top/build/kroot}"/*) r=0 ;; *) r=1 ;; esac
+tap $r "its root is under build/kroot (or P2PMAP_KROOT_DIR)"
 [ -f "$root/boot/vmlinuz-$k" ] && [ -d "$root/lib/modules/$k/kernel/drivers/vfio" ]
 tap $? "it holds boot/vmlinuz-$k and the VFIO modules"
 kdir=$root/lib/modules/$k/build
@@ -73,13 +75,27 @@ else
 	r=$?
 	said $r "build.sh for the demo with /boot, /lib/modules, /usr/src hidden (exit $r)" \
 		tail -n 20 "$tmp/build.log"
-	(cd "$tmp" && mkdir -p initrd && cd initrd &&
-	 cpio -id --quiet <"$out/initrd.cpio" 2>/dev/null)
+	mkdir -p "$tmp/initrd"
+	[ -f "$out/initrd.cpio" ] &&
+		(cd "$tmp/initrd" && cpio -id --quiet <"$out/initrd.cpio" 2>/dev/null)
 	vm=$(modinfo -F vermagic "$tmp/initrd/modules/p2pmap/p2pmap.ko" 2>/dev/null)
 	case $vm in "$k "*) r=0 ;; *) r=1 ;; esac
 	tap $r "the initramfs's p2pmap.ko is built for $k (got '$vm')"
 	[ -s "$tmp/initrd/modules/vfio/order" ] && [ -f "$tmp/initrd/modules/vfio/vfio.ko" ]
 	tap $? "the initramfs holds the root's VFIO modules"
+fi
+# QEMU 11 for the demo: unpacked with apt's own state under build/qemu11,
+# this machine's dpkg status and apt lists untouched (downloads 48 MB once).
+if [ "$(id -u)" -eq 0 ]; then
+	st=$(stat -c %Y /var/lib/dpkg/status; ls -l --time-style=+%s /var/lib/apt/lists)
+	"$top/tests/qemu-unpack.sh" >"$tmp/qemu.out" 2>"$tmp/qemu.log"
+	said $? "qemu-unpack.sh: $(cat "$tmp/qemu.out")" tail -n 20 "$tmp/qemu.log"
+	grep -q "^# vm-qemu $top/build/qemu11/root 11\." "$tmp/qemu.out"
+	tap $? "its QEMU is 11.x, under build/qemu11"
+	[ "$st" = "$(stat -c %Y /var/lib/dpkg/status; ls -l --time-style=+%s /var/lib/apt/lists)" ]
+	tap $? "this machine's dpkg status and apt lists are as they were"
+else
+	tap_skip "qemu-unpack.sh" "needs root (chroot)"
 fi
 listing >"$tmp/after"
 diff "$tmp/before" "$tmp/after" >"$tmp/diff"

@@ -23,19 +23,19 @@
 #
 # "deps.sh demo" (make demo): only what make demo needs.  Its kernel is not
 # installed (tests/kernel-unpack.sh unpacks it under build/), nor its QEMU
-# (build/trixie, debootstrap): gcc and make for the module and the CLI
+# (tests/qemu-unpack.sh, build/qemu11): gcc and make for the module and the CLI
 # (build-essential; the 6.12 headers' Makefile calls gcc-12, bookworm's
 # gcc), libnl/libpci/json-c and pkg-config for the CLI, busybox-static,
 # cpio, kmod and pci.ids for the initramfs (python3-yaml: its netlink
 # fuzzer's table is made from the YNL spec), xz-utils for the kernel's
-# modules, debootstrap for the chroot, and what linux-kbuild-6.12's tools
+# modules, and what linux-kbuild-6.12's tools
 # link or run (libelf1, libssl3, pahole: installed, the headers package
 # would have pulled them in); the host's QEMU only for IOMMU=vtd.
 set -euo pipefail
 if [ "${1:-}" = demo ]; then
 	pkgs=(build-essential pkg-config libnl-3-dev libnl-genl-3-dev
 	      libpci-dev libjson-c-dev pci.ids busybox-static cpio kmod
-	      xz-utils debootstrap libelf1 libssl3 pahole python3 python3-yaml)
+	      xz-utils libelf1 libssl3 pahole python3 python3-yaml)
 	[ "${IOMMU:-amd}" = vtd ] && pkgs+=(qemu-system-x86)
 else
 pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
