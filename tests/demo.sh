@@ -26,9 +26,13 @@ if [ "$iommu" = amd ]; then
 	# QEMU 7.2's amd-iommu cannot translate devices behind root ports.
 	# Downloads, mostly: in the background while the module builds.
 	echo "QEMU 11.1 for AMD-Vi, into build/qemu11 (the first time: a minute) ..."
-	"$top/tests/qemu-unpack.sh" >"$top/build/demo-qemu.log" 2>&1 &
+	( s=$SECONDS
+	  "$top/tests/qemu-unpack.sh" >"$top/build/demo-qemu.log" 2>&1
+	  r=$?
+	  echo "qemu-unpack $((SECONDS - s)) s (beside kernel-unpack and build)" \
+		>>"$top/build/demo-times.txt"
+	  exit $r ) &
 	qemu_job=$!
-	qemu_t0=$SECONDS
 fi
 echo "Fetching Debian's kernel into build/kroot ..."
 kroot=$("$top/tests/kernel-unpack.sh" ${P2PMAP_DEMO_KERNEL:+"$P2PMAP_DEMO_KERNEL"} \
@@ -50,9 +54,7 @@ P2PMAP_WITH_PYTHON=0 P2PMAP_BUILD_DEBUG=0 P2PMAP_BUILD_JOBS=$(nproc) \
 phase build
 if [ "$iommu" = amd ]; then
 	wait "$qemu_job" || true
-	echo "qemu-unpack $((SECONDS - qemu_t0)) s (from the start, beside the two above)" \
-		>>"$top/build/demo-times.txt"
-	t0=$SECONDS
+	phase qemu-wait
 	qemu11=$(sed -n 's/^# vm-qemu \([^ ]*\) .*/\1/p' "$top/build/demo-qemu.log")
 	if [ -z "$qemu11" ]; then
 		cat "$top/build/demo-qemu.log"
@@ -65,6 +67,7 @@ echo "Booting the emulated host (about a minute) ..."
 log=$top/build/demo.log
 "$top/tests/vm/run-vm.sh" "$k" "$iommu" epyc demo "$top/build/$k/initrd.cpio" "$log"
 phase boot
+echo "total $SECONDS s" >>"$top/build/demo-times.txt"
 # The demo's own lines: not the kernel's console messages (timestamped).
 sed -n '/P2PMAP-VM: start/,/P2PMAP-VM: done/p' "$log" | sed 's/\r$//' |
 	grep -v -e 'P2PMAP-VM' -e '^qemu-system' -e '^\[ *[0-9]*\.[0-9]*\]' || true
