@@ -34,8 +34,8 @@ if [ -z "$kver" ]; then
 fi
 # The kbuild package is named after the release without the flavour.
 kb=${kver%-amd64}
-pkgs=(linux-image-$kver linux-headers-$kver linux-headers-$kb-common
-      linux-kbuild-$kb)
+pkgs=("linux-image-$kver" "linux-headers-$kver" "linux-headers-$kb-common"
+      "linux-kbuild-$kb")
 # One apt-cache call for the four (each call reads apt's lists: a second).
 cands=$(apt-cache policy "${pkgs[@]}" 2>/dev/null |
 	awk '/^[^ ]/ { p = $1; sub(/:$/, "", p) }
