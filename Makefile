@@ -13,7 +13,9 @@
 #   make dkms-src DKMS_SRC=DIR   the DKMS source tree alone, in DIR
 #   make deb        Debian packages p2pmap-dkms and p2pmap in build/deb
 #                   (debhelper, dh-dkms; built in a copy of the tree)
-# demo and check install the Debian packages they need (tests/deps.sh).
+# check installs the Debian packages it needs (tests/deps.sh); demo only its
+# own (tests/deps.sh demo): its kernel is unpacked under build/kroot, not
+# installed (tests/kernel-unpack.sh).
 
 VERSION := $(shell cat VERSION)
 KERNELRELEASE ?= $(shell uname -r)
@@ -60,7 +62,8 @@ check-host: deps
 check-vm: deps
 	tests/check-vm.sh
 
-demo: deps
+demo:
+	tests/deps.sh demo
 	tests/demo.sh
 
 bench: deps

@@ -1,7 +1,8 @@
 #!/bin/bash
-# deps.sh: install the Debian 12 packages that build, demo and tests need,
-# if any is missing.  Kernels: Debian's 6.1 (bookworm) and 6.12
-# (bookworm-security), with their headers; QEMU; busybox for the guests;
+# deps.sh [demo]: install the Debian 12 packages that build and tests need
+# (make check), or make demo's alone ("demo", below), if any is missing.
+# Kernels: Debian's 6.1 (bookworm) and 6.12 (bookworm-security), with
+# their headers; QEMU; busybox for the guests;
 # libnl/libpci for the CLI and json-c (it reads verify's --json document
 # back: env, nccl-check); sparse and the 6.12 source (for checkpatch.pl
 # and YNL, and the debug kernel tests/vm/debug-kernel.sh builds, which
@@ -19,7 +20,24 @@
 # rules' tests and a real scrape (tests/prometheus/run.sh), which start
 # their own instances: the packages' services are not started or enabled
 # by this install.
+#
+# "deps.sh demo" (make demo): only what make demo needs.  Its kernel is not
+# installed (tests/kernel-unpack.sh unpacks it under build/), nor its QEMU
+# (tests/qemu-unpack.sh, build/qemu11): gcc and make for the module and the CLI
+# (build-essential; the 6.12 headers' Makefile calls gcc-12, bookworm's
+# gcc), libnl/libpci/json-c and pkg-config for the CLI, busybox-static,
+# cpio, kmod and pci.ids for the initramfs (python3-yaml: its netlink
+# fuzzer's table is made from the YNL spec), xz-utils for the kernel's
+# modules, and what linux-kbuild-6.12's tools
+# link or run (libelf1, libssl3, pahole: installed, the headers package
+# would have pulled them in); the host's QEMU only for IOMMU=vtd.
 set -euo pipefail
+if [ "${1:-}" = demo ]; then
+	pkgs=(build-essential pkg-config libnl-3-dev libnl-genl-3-dev
+	      libpci-dev libjson-c-dev pci.ids busybox-static cpio kmod
+	      xz-utils libelf1 libssl3 pahole python3 python3-yaml)
+	[ "${IOMMU:-amd}" = vtd ] && pkgs+=(qemu-system-x86)
+else
 pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
       busybox-static qemu-system-x86 sparse pkg-config
       libnl-3-dev libnl-genl-3-dev libpci-dev libjson-c-dev pci.ids python3
@@ -28,6 +46,7 @@ pkgs=(build-essential bc flex bison libelf-dev kmod cpio xz-utils
       linux-image-amd64 linux-headers-amd64
       linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
       linux-source-6.1)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -53,7 +53,7 @@ finish_run() {
 	totals
 	[ "$fail" -eq 0 ]
 }
-phase "host tests (unit, verify, caches, cuda, config, cli, nccl, env, doctor, man, reports, bench, mirror)"
+phase "host tests (unit, verify, caches, cuda, config, cli, nccl, env, doctor, man, reports, bench, mirror, demo)"
 
 make -s -C "$top/user" >"$logs/user-build.log" 2>&1
 result $? "CLI builds with -Werror"
@@ -93,6 +93,8 @@ suite_queue -t 300 "[reports]" "$top/tests/vm/report-check.sh"
 suite_queue -t 300 "[bench]" "$top/tests/bench-check.sh"
 suite_queue -t 300 "[harness]" "$top/tests/harness-check.sh"
 suite_queue -t 120 "[mirror]" "$top/tests/mirror-check.sh"
+# make demo's kernel unpacked, not installed (downloads 124 MB once).
+suite_queue -t 900 "[demo]" "$top/tests/demo-check.sh"
 suites_run
 if [ "$tier" = host ]; then
 	finish_run host

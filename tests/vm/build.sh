@@ -8,13 +8,24 @@
 # kernel of tests/vm/debug-kernel.sh) everything is built against KDIR into
 # OUT, and kmod/ is a plain kbuild W=1 build (DKMS builds only for
 # installed kernels).
+# P2PMAP_KROOT=DIR (default /): the root KVER's kernel is unpacked in, not
+# installed (make demo: tests/kernel-unpack.sh's build/kroot/KVER): KDIR
+# defaults to DIR/lib/modules/KVER/build, kmod/ is a plain kbuild W=1 build
+# as with KDIR, and the initramfs takes KVER's modules from DIR.
+# P2PMAP_WITH_PYTHON=0: no Python and YNL in the initramfs (make demo's
+# guest runs neither; YNL comes from linux-source-6.12).  P2PMAP_BUILD_DEBUG=0:
+# no debug variant of the module (make demo's guest loads p2pmap.ko).
+# P2PMAP_BUILD_JOBS=N: make -jN for the kbuild builds (default 1; make demo:
+# nproc).
 # Out-of-tree builds write into their source folder, so each is built in a
 # copy.
 set -euo pipefail
 kver=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${3:-$top/build/$kver}
-kdir=${2:-/lib/modules/$kver/build}
+kroot=${P2PMAP_KROOT:-/}
+kroot=${kroot%/}
+kdir=${2:-$kroot/lib/modules/$kver/build}
 
 # copy_tree DEST SRC...: a fresh copy of SRC... in DEST.
 copy_tree() {
@@ -26,7 +37,7 @@ copy_tree() {
 }
 
 kbuild() {
-	make -s -C "$kdir" M="$1" W=1 "${@:2}" modules 2>&1 |
+	make -s -j"${P2PMAP_BUILD_JOBS:-1}" -C "$kdir" M="$1" W=1 "${@:2}" modules 2>&1 |
 		grep -v 'Skipping BTF generation' || true
 	ls "$1"/*.ko >/dev/null
 }
@@ -70,7 +81,7 @@ fi
 echo "build.sh: DKMS built p2pmap $version for $kver: $(ls "$ko"*)"
 }
 
-if [ -n "${2:-}" ]; then
+if [ -n "${2:-}" ] || [ -n "$kroot" ]; then
 	# A kernel tree, not an installed kernel: kbuild W=1, as DKMS would.
 	copy_tree "$out/src-plain" "$top/kmod" "$top/include" "$top/VERSION"
 	kbuild "$out/src-plain/kmod"
@@ -79,17 +90,20 @@ else
 	dkms_module
 fi
 
-copy_tree "$out/src-debug" "$top/kmod" "$top/include" "$top/VERSION"
-kbuild "$out/src-debug/kmod" P2PMAP_DEBUG=y
-copy_tree "$out/kmod-debug" "$out/src-debug/kmod/p2pmap.ko"
+debug=()
+if [ "${P2PMAP_BUILD_DEBUG:-1}" = 1 ]; then
+	copy_tree "$out/src-debug" "$top/kmod" "$top/include" "$top/VERSION"
+	kbuild "$out/src-debug/kmod" P2PMAP_DEBUG=y
+	copy_tree "$out/kmod-debug" "$out/src-debug/kmod/p2pmap.ko"
+	debug=(p2pmap-debug="$out/kmod-debug")
+fi
 
 copy_tree "$out/p2ptest-src" "$top/tests/p2ptest/Kbuild" \
 	"$top/tests/p2ptest/p2ptest.c"
 kbuild "$out/p2ptest-src"
 copy_tree "$out/p2ptest" "$out/p2ptest-src/p2ptest.ko"
 
-make -s -C "$top/user"
-export P2PMAP_WITH_PYTHON=1	# ynl and a JSON parser in the guests
+make -s -j"${P2PMAP_BUILD_JOBS:-1}" -C "$top/user"
+export P2PMAP_WITH_PYTHON=${P2PMAP_WITH_PYTHON:-1}	# ynl and a JSON parser in the guests
 "$top/tests/vm/mkinitramfs.sh" "$out/initrd.cpio" "$kver" \
-	p2pmap="$out/kmod" p2pmap-debug="$out/kmod-debug" \
-	p2ptest="$out/p2ptest"
+	p2pmap="$out/kmod" "${debug[@]}" p2ptest="$out/p2ptest"

@@ -153,13 +153,17 @@ for t in modprobe depmod; do ln -sf ../bin/kmod "$root/usr/sbin/$t"; done
 # load order; none, and an empty order file, where VFIO is built in) and a
 # static program that claims a group as QEMU would.  P2PMAP_MODULES_DIR:
 # where this kernel's modules are, if not /lib/modules/KVER (the 7.x
-# kernel's, unpacked into the trixie chroot by tests/newer-kernel.sh).
+# kernel's, unpacked into the trixie chroot by tests/newer-kernel.sh);
+# else P2PMAP_KROOT/lib/modules/KVER where P2PMAP_KROOT is set (make demo's
+# kernel, unpacked by tests/kernel-unpack.sh).
+kroot=${P2PMAP_KROOT:-/}
+kroot=${kroot%/}
 mkdir -p "$root/modules/vfio"
 : >"$root/modules/vfio/order"
 for m in virt/lib/irqbypass drivers/vfio/vfio drivers/vfio/vfio_virqfd \
 	 drivers/vfio/vfio_iommu_type1 drivers/vfio/pci/vfio-pci-core \
 	 drivers/vfio/pci/vfio-pci; do
-	f=${P2PMAP_MODULES_DIR:-/lib/modules/$kver}/kernel/$m.ko
+	f=${P2PMAP_MODULES_DIR:-$kroot/lib/modules/$kver}/kernel/$m.ko
 	if [ -e "$f" ]; then
 		cp "$f" "$root/modules/vfio/"
 	elif [ -e "$f.xz" ]; then

@@ -31,7 +31,8 @@
 # The guest runs tests/guest/SUITE.sh; the serial console goes to LOG.
 # P2PMAP_VM_KERNEL=IMAGE boots IMAGE instead (a kernel not installed in
 # /boot, e.g. the 7.x one tests/newer-kernel.sh unpacks, or the debug
-# kernel of tests/vm/debug-kernel.sh).
+# kernel of tests/vm/debug-kernel.sh); without it, P2PMAP_KROOT=DIR boots
+# DIR/boot/vmlinuz-KVER (make demo's kernel, tests/kernel-unpack.sh).
 # P2PMAP_VM_BATCH=1: SUITE is a comma-separated list of suites, run one
 # after the other in this one boot by tests/guest/batch.sh (which also runs
 # the kmemleak check of debug kernels); P2PMAP_VM_BUDGETS=N,...: each
@@ -47,7 +48,8 @@ edu="edu,dma_mask=0xffffffffffffffff"
 smp=2 cpu=qemu64
 case $topo in numa2|epyc*) smp=2,sockets=2,cores=1,threads=1 ;; esac	# a socket per node
 case $topo in *bigbar) cpu=qemu64,phys-bits=44 ;; esac	# room for 64 GiB BARs
-kernel=${P2PMAP_VM_KERNEL:-/boot/vmlinuz-$kver}
+kroot=${P2PMAP_KROOT:-/}
+kernel=${P2PMAP_VM_KERNEL:-${kroot%/}/boot/vmlinuz-$kver}
 # P2PMAP_VM_QEMU_ROOT=DIR: the QEMU installed in the chroot DIR (QEMU 11
 # from trixie-backports, tests/newer-kernel.sh P2PMAP_NEWER_QEMU=1), run
 # by chroot-qemu.sh in a mount namespace of its own that sees build/ at the
