@@ -79,6 +79,9 @@ if [ "$tier" != host ]; then
 	debug_build=$!
 	trap '[ -z "$debug_build" ] || kill -- -"$debug_build" 2>/dev/null' EXIT
 fi
+# make demo's kernel unpacked, not installed (downloads 172 MB once):
+# the longest, so first, beside the others.
+suite_queue -t 900 "[demo]" "$top/tests/demo-check.sh"
 suite_queue -t 600 "[doctor]" "$top/tests/doctor/run.sh"
 suite_queue -t 300 "[unit]" make -s -C "$top/user" test
 suite_queue -t 300 "[caches]" "$top/tests/caches/run.sh"
@@ -93,8 +96,6 @@ suite_queue -t 300 "[reports]" "$top/tests/vm/report-check.sh"
 suite_queue -t 300 "[bench]" "$top/tests/bench-check.sh"
 suite_queue -t 300 "[harness]" "$top/tests/harness-check.sh"
 suite_queue -t 120 "[mirror]" "$top/tests/mirror-check.sh"
-# make demo's kernel unpacked, not installed (downloads 124 MB once).
-suite_queue -t 900 "[demo]" "$top/tests/demo-check.sh"
 suites_run
 if [ "$tier" = host ]; then
 	finish_run host
