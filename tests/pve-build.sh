@@ -5,7 +5,7 @@
 # pve-buildcheck.sh builds with W=1 and strict modpost and fails on a failed
 # build, any warning, or a symbol Proxmox does not export.  Then:
 #   - the compile-time probes' results must be tests/pve/expected-probes'
-#     column for that kernel, and README.md's Known limits table must say
+#     column for that kernel, and Documentation/known-limits.md's table must say
 #     the same, so what users read is what was built
 #   - negative controls: a scratch copy calling iommu_get_dma_domain()
 #     (declared in <linux/iommu.h>, not exported) must fail the build
@@ -46,10 +46,12 @@ probes_table() {
 	     { for (i = 2; i <= NF; i++) print s[i], $1, $i }' "$1" | sort
 }
 
-# probes_readme: the same from README.md's probe table in Known limits:
-# its header names each kernel by series ("| probe | 6.17 (VE 9.1) |").
+# probes_readme: the same from the probe table of Documentation/
+# known-limits.md (once the README's Known limits): its header names each
+# kernel by series ("| probe | 6.17 (VE 9.1) |").  No table found prints
+# nothing, which is not what expected-probes says: the check fails.
 probes_readme() {
-	awk -F'|' '/^## Known limits/ { kl = 1; next } /^## / { kl = 0 }
+	awk -F'|' '/^# Known limits/ { kl = 1; next } /^#+ / { kl = 0 }
 	     kl && $2 ~ /^ *probe *$/ {
 		for (i = 3; i < NF; i++) { split($i, w, " "); s[i] = w[1] }
 		n = NF; next }
@@ -57,7 +59,7 @@ probes_readme() {
 		gsub(/[` ]/, "", $2)
 		for (i = 3; i < n; i++) if (s[i] ~ /^[0-9]+\.[0-9]+$/) {
 			v = $i; gsub(/ /, "", v); print s[i], $2, v } }
-	     n && NF == 0 { n = 0 }' "$top/README.md" | sort
+	     n && NF == 0 { n = 0 }' "${P2PMAP_KNOWN_LIMITS:-$top/Documentation/known-limits.md}" | sort
 }
 
 built=$(mktemp)
@@ -79,8 +81,8 @@ while read -r series dir; do
 done <<<"$trees"
 
 [ "$(probes_readme)" = "$(probes_table "$expected")" ]
-tap $? "README.md's Known limits probe table says what tests/pve/expected-probes says"
-diff <(probes_table "$expected") <(probes_readme) | sed 's/^/# expected-probes vs README: /'
+tap $? "Documentation/known-limits.md's probe table says what tests/pve/expected-probes says"
+diff <(probes_table "$expected") <(probes_readme) | sed 's/^/# expected-probes vs known-limits.md: /'
 
 # Negative control 1: a symbol Proxmox's kernel does not export.  modpost
 # must refuse it, and the check must say so by name.

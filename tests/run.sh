@@ -185,15 +185,17 @@ result $? "[fuzz] the same seed sends the same messages, another seed others"
 # ---------------------------------------------------------------------------
 # epyc_post KVER IOMMU LOG (post=epyc in tests/vm/boots.tsv): what link
 # auto printed in the host's shape (tests/guest/epyc.sh: eight GPUs under
-# four host bridges on two NUMA nodes, node 1's on vfio-pci) is the
-# README's, and so is make demo's output where the boot ran it.
+# four host bridges on two NUMA nodes, node 1's on vfio-pci) is the block of
+# Documentation/faults-to-faster-server.md, and so is make demo's output
+# where the boot ran it (Documentation/demo.md, README.md's excerpt):
+# tests/env/run.sh checks that those blocks are the .want files.
 epyc_post() {
 	local k=$1 iommu=$2 log=$3
 	if grep -q '^P2PMAP-SUITE: begin epyc' "$log"; then
 		sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# | //p' "$log" |
 			tr -d '\r' | diff -u "$top/tests/guest/epyc-link-auto.want" - \
 			>"$logs/$k-$iommu-epyc.diff"
-		result $? "[$k $iommu epyc] link auto --numa 0 printed the README's block (tests/guest/epyc-link-auto.want)"
+		result $? "[$k $iommu epyc] link auto --numa 0 printed the documented block (tests/guest/epyc-link-auto.want)"
 		# What p2pmap metrics printed there, for the scrape after the VMs.
 		sed -n '/P2PMAP-SUITE: begin epyc/,/P2PMAP-SUITE: end epyc/s/^# metrics | //p' "$log" |
 			tr -d '\r' >"$logs/$k-$iommu-epyc.prom"
@@ -203,7 +205,7 @@ epyc_post() {
 	sed -n '/P2PMAP-SUITE: begin demo/,/P2PMAP-SUITE: end demo/p' "$log" |
 		tr -d '\r' | grep -v -e '^P2PMAP-SUITE' -e '^# time' -e '^\[ *[0-9]*\.[0-9]*\]' |
 		sed '/./,$!d' | diff -u "$top/tests/guest/demo-epyc.want" - >"$logs/$k-$iommu-demo.diff"
-	result $? "[$k $iommu demo] make demo printed the README's block (tests/guest/demo-epyc.want)"
+	result $? "[$k $iommu demo] make demo printed the documented block (tests/guest/demo-epyc.want)"
 }
 
 # queue_boot CLASS IOMMU TOPOLOGY SUITES BUDGETS [ARGS...]: one row of

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # "p2pmap doctor" on fixture hosts built under a --root directory (sysfs,
-# procfs, /etc): the 8-GPU host of the README before p2pmap (AMD-Vi,
+# procfs, /etc): the 8-GPU host of Documentation/faults-to-faster-server.md before p2pmap (AMD-Vi,
 # DMA-FQ, four nvidia GPUs on NUMA node 0 under four root complexes, four
 # vfio-pci GPUs on node 1, SEV-SNP on, NCCL_P2P_DISABLE=1 in the server's
 # unit) and after (every node-0 direction linked and mapped, the unit's
@@ -79,7 +79,7 @@ $(printf '0x%016x 0x%016x 0x000000000014220c' \
 	put "$d/sys/kernel/iommu_groups/$5/type" "$6"
 }
 
-# before DIR [TYPE]: the README's host before p2pmap.
+# before DIR [TYPE]: the 8-GPU host of Documentation/faults-to-faster-server.md before p2pmap.
 before() {
 	local d=$1 type=${2:-DMA-FQ} g=10 a
 	rm -rf "$d"
@@ -265,7 +265,7 @@ cat >"$tmp/dmesg.txt" <<'LOG'
 LOG
 before "$tmp/before"
 P2PMAP_NVIDIA_SMI=$tmp/before/nvidia-smi run before 1 --root "$tmp/before" --unit vllm.service --dmesg dmesg.txt && whole before
-tap $? "the README's host before p2pmap: every check as expected, first blocking cause p2pmap not loaded, exit 1 (whole output)"
+tap $? "the 8-GPU host (Documentation/faults-to-faster-server.md) before p2pmap: every check as expected, first blocking cause p2pmap not loaded, exit 1 (whole output)"
 after "$tmp/after"
 P2PMAP_NVIDIA_SMI=$tmp/after/nvidia-smi run after 0 --root "$tmp/after" --unit vllm.service && whole after
 tap $? "the same host after link auto and the drop-in: 12 links mapped, nothing fails, exit 0 (whole output)"
@@ -361,13 +361,14 @@ other
 pve "$tmp/pve"
 P2PMAP_NVIDIA_SMI=$tmp/pve/nvidia-smi run pve 0 --root "$tmp/pve" --unit vllm.service && whole pve
 tap $? "the same host as a Proxmox VE node: each GPU's owner (CT 101 by devN and lxc.mount.entry, VM 200 under SEV-SNP by hostpciN and a PCI mapping), the container's GPUs linked both ways (whole output)"
-# The README's "On a Proxmox VE host": each doctor line it shows is one
-# that doctor prints for that host.
-sed -n '/^### On a Proxmox VE host/,/^### /p' "$top/README.md" |
-	sed -n 's/^        \(\(ok\|warn\|fail\)  .*\)/\1/p' >"$tmp/readme-pve.txt"
+# Documentation/proxmox.md ("On a Proxmox VE host", once the README's):
+# each doctor line it shows is one that doctor prints for that host, and
+# it shows some (none found, say the file moved, fails).
+pve_doc=${P2PMAP_PVE_DOC:-$top/Documentation/proxmox.md}
+sed -n 's/^        \(\(ok\|warn\|fail\)  .*\)/\1/p' "$pve_doc" >"$tmp/readme-pve.txt"
 missing=$(grep -vxFf "$tmp/pve.out" "$tmp/readme-pve.txt")
 [ -s "$tmp/readme-pve.txt" ] && [ -z "$missing" ]
-tap $? "the README's \"On a Proxmox VE host\" shows doctor lines it really prints ($(wc -l <"$tmp/readme-pve.txt") lines)"
+tap $? "Documentation/proxmox.md shows doctor lines it really prints ($(wc -l <"$tmp/readme-pve.txt") lines)"
 [ -z "$missing" ] || printf '%s\n' "$missing" | sed 's/^/# not printed: /'
 # The findings: a VM's GPU left on nvidia (VM stopped, the host took it),
 # a link into a VM's GPU, the container's GPUs not linked both ways, a
@@ -429,16 +430,17 @@ grep -v nvidia-uvm "$tmp/n/proc/devices" >"$tmp/n/devices" && mv "$tmp/n/devices
 run n3 0 --root "$tmp/n"
 has n3 "warn  pve.ct.101.nodes: CT 101 \"sglang\": nvidia-uvm is not loaded on the host (no nvidia-uvm in /proc/devices): CUDA there needs /dev/nvidia-uvm, and a container cannot load it"
 tap $? "container nodes: nvidia-uvm not loaded on the host (its major unknown): said, with the fix"
-# The README's container block as written: CT 101 given exactly its lines.
+# Documentation/proxmox.md's container block as written: CT 101 given
+# exactly its lines (at least 7: fewer, none found say, fails).
 pve "$tmp/n"
-sed -n '/^2\. \*\*The container.s configuration/,/^3\. /p' "$top/README.md" |
+sed -n '/^2\. \*\*The container.s configuration/,/^3\. /p' "$pve_doc" |
 	sed -n 's/^        \(\(dev[0-9]\|lxc\.\).*\)/\1/p' >"$tmp/readme-ct.txt"
 { printf 'arch: amd64\nhostname: sglang\nunprivileged: 1\n'; cat "$tmp/readme-ct.txt"; } >"$tmp/n/$ct101"
 run n4 0 --root "$tmp/n"
 [ "$(wc -l <"$tmp/readme-ct.txt")" -ge 7 ] &&
 	[ "$(grep -c '^ok    gpu.0000:[0-6]1:00.0.owner: .* belongs to CT 101' "$tmp/n4.out")" = 4 ] &&
 	grep -q '^ok    pve.ct.101.nodes: ' "$tmp/n4.out" && ! grep -q 'pve.ct.101.rule' "$tmp/n4.out"
-tap $? "the README's container block, as written ($(wc -l <"$tmp/readme-ct.txt") lines): every GPU and every node CUDA opens given and allowed"
+tap $? "Documentation/proxmox.md's container block, as written ($(wc -l <"$tmp/readme-ct.txt") lines): every GPU and every node CUDA opens given and allowed"
 
 # LXC's rules as LXC 6.0 applies them (item 3; cgfsng.c): the cgroup v1
 # key is ignored on a cgroup2 host, and lxc.cgroup2 on a legacy one.

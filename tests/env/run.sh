@@ -6,10 +6,12 @@
 # host of the README: one GPU per root complex (pci0000:00, 40, 80, c0).
 # P2P must be recommended only when every direction worked, its link is
 # mapped and counted no fault; the whole output is compared with
-# NAME.want for the main cases.  Then the README's walk on the 8-GPU host
-# of tests/doctor (its node-0 GPUs 01, 21, 41, 61, one per root complex):
-# env and nccl-check from the verify output tests/verify/run.sh compares
-# with the real one, and every README block against its file.  Prints TAP.
+# NAME.want for the main cases.  Then the walk on the 8-GPU host of
+# tests/doctor (Documentation/faults-to-faster-server.md; its node-0 GPUs
+# 01, 21, 41, 61, one per root complex): env and nccl-check from the
+# verify output tests/verify/run.sh compares with the real one, every
+# block of README.md and Documentation/*.md against its file, the
+# README's length and every relative link of those documents.  Prints TAP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/env
@@ -426,7 +428,7 @@ tap $? "a file that is not verify's output: exit 1, said so"
 run help 0 --help && grep -q "Usage: p2pmap env --verify FILE" "$tmp/help.out"
 tap $? "env --help"
 
-# 8. The README's walk on tests/doctor's 8-GPU host after link auto
+# 8. Documentation/faults-to-faster-server.md's walk on tests/doctor's 8-GPU host after link auto
 #    --numa 0: node 0's four GPUs, one per root complex (pci0000:00, 20,
 #    40, 60), every link mapped, and what verify printed there
 #    (tests/verify/8gpu-node0.want, the real output: tests/verify/run.sh).
@@ -446,20 +448,33 @@ rc=$?
 whole nccl-2.26-node0 && [ $rc = 0 ]
 tap $? "nccl-check on that host's NCCL log with that verify output: P2P on 7 rank pairs, each verified, no flag, exit 0 (whole output)"
 
-# The README's "From faults to a faster server" shows these outputs (and
-# tests/doctor's and tests/verify's): each block between
-# "<!-- tests/... -->" and "<!-- end -->" must be the file (its @VERSION@
-# the VERSION file's).  "<!-- tests/... excerpt -->" shows some of its
-# lines: each run of lines between "..." lines (one or more left out) must
-# be consecutive lines of the file, in order, from its first line unless
-# the block starts with "...", to its last unless it ends with one.
-python3 - "$top" <<'PY'
-import re, sys
-top = sys.argv[1]
-readme = open(top + "/README.md").read()
+# Documentation/faults-to-faster-server.md shows these outputs (and
+# tests/doctor's and tests/verify's), Documentation/demo.md make demo's,
+# the README some of it: in README.md and every Documentation/*.md, each
+# block between "<!-- tests/... -->" and "<!-- end -->" must be the file
+# (its @VERSION@ the VERSION file's).  "<!-- tests/... excerpt -->" shows
+# some of its lines: each run of lines between "..." lines (one or more
+# left out) must be consecutive lines of the file, in order, from its
+# first line unless the block starts with "...", to its last unless it
+# ends with one.  A marker without its "<!-- end -->", or a document that
+# lost the blocks it should hold, fails.  P2PMAP_DOCS_TOP: another tree's
+# documents (to show a changed block fails).
+python3 - "$top" "${P2PMAP_DOCS_TOP:-$top}" <<'PY'
+import glob, os, re, sys
+top, docs = sys.argv[1], sys.argv[2]
 version = open(top + "/VERSION").read().strip()
-blocks = re.findall(r"<!-- (tests/\S+)( excerpt)? -->\n(.*?)<!-- end -->", readme, re.S)
-assert len(blocks) >= 3, len(blocks)
+files = [docs + "/README.md"] + sorted(glob.glob(docs + "/Documentation/*.md"))
+where = {}
+blocks = []
+for f in files:
+    text = open(f).read()
+    found = re.findall(r"<!-- (tests/\S+)( excerpt)? -->\n(.*?)<!-- end -->", text, re.S)
+    opened = re.findall(r"<!-- (tests/\S+)( excerpt)? -->", text)
+    assert len(found) == len(opened), (f, "a block without <!-- end -->")
+    for b in found:
+        where.setdefault(os.path.relpath(f, docs), []).append(b[0])
+    blocks += found
+assert len(blocks) >= 9, len(blocks)
 
 def excerpt(lines, want):
     segs = [[]]
@@ -494,14 +509,51 @@ for path, part, text in blocks:
         assert "..." in lines and excerpt(lines, want), (path, "excerpt", lines[:3])
     else:
         assert lines == want, (path, lines[:3], want[:3])
-# The walk on the 8-GPU host: doctor, verify, env, nccl-check, doctor.
-walk = [p for p, _, _ in blocks]
-for p in ["tests/doctor/before.want", "tests/verify/8gpu-node0.want",
-          "tests/env/node0-systemd.want", "tests/env/nccl-2.26-node0.want",
-          "tests/doctor/after.want"]:
-    assert p in walk, (p, "not in the README")
+# Where each block must stay: the walk on the 8-GPU host (doctor, verify,
+# env, nccl-check, doctor), link auto on the test bed, make demo's output.
+want = {
+    "Documentation/faults-to-faster-server.md": [
+        "tests/doctor/before.want", "tests/guest/epyc-link-auto.want",
+        "tests/verify/8gpu-node0.want", "tests/env/node0-systemd.want",
+        "tests/env/nccl-2.26-node0.want", "tests/nccl/nccl-2.31-diagnostics.want",
+        "tests/doctor/after.want"],
+    "Documentation/demo.md": ["tests/guest/demo-epyc.want"],
+    "README.md": ["tests/guest/demo-epyc.want"],
+}
+for f, ps in want.items():
+    for p in ps:
+        assert p in where.get(f, []), (p, "not in", f)
 PY
-tap $? "the README's doctor, verify, env and nccl-check examples are what the commands print"
+tap $? "the doctor, verify, env, nccl-check, link auto and make demo examples in README.md and Documentation/*.md are what the commands print"
+
+# The README starts with the user and stays short (issue 38): at most 250
+# lines; and every relative link in README.md and Documentation/*.md
+# (markdown "[text](target)") names a file or folder that exists.
+python3 - "${P2PMAP_DOCS_TOP:-$top}" <<'PY'
+import glob, os, re, sys
+docs = sys.argv[1]
+n = len(open(docs + "/README.md").read().split("\n")) - 1
+assert 0 < n <= 250, ("README.md", n, "lines")
+PY
+tap $? "README.md is at most 250 lines"
+python3 - "${P2PMAP_DOCS_TOP:-$top}" <<'PY'
+import glob, os, re, sys
+docs = sys.argv[1]
+files = [docs + "/README.md"] + sorted(glob.glob(docs + "/Documentation/*.md"))
+bad, n = [], 0
+for f in files:
+    for target in re.findall(r"\]\(([^)\s]+)\)", open(f).read()):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue                    # a URL or an anchor of the same page
+        n += 1
+        path = os.path.join(os.path.dirname(f), target.split("#")[0])
+        if not os.path.exists(path):
+            bad.append("%s: %s" % (os.path.relpath(f, docs), target))
+for b in bad:
+    print("# broken link:", b)
+assert not bad and n >= 20, (len(bad), n)
+PY
+tap $? "every relative link in README.md and Documentation/*.md names a file that exists"
 
 # --json: "schema": 1 first; link_state is status' state name, "unknown"
 # for one /sys spells otherwise ("?"); the text keeps what /sys says.

@@ -4,8 +4,8 @@
 # host bridges on two NUMA nodes; node 1's four belong to a VM (vfio-pci).
 # Peer transfers among node 0's GPUs fail under the translating IOMMU,
 # "p2pmap link auto --numa 0" links them, the same transfers work, and
-# nothing reaches the VM's GPUs.  What it prints is the README's block
-# (tests/guest/demo-epyc.want, compared by tests/run.sh).
+# nothing reaches the VM's GPUs.  What it prints is Documentation/demo.md's
+# block (tests/guest/demo-epyc.want, compared by tests/run.sh).
 # floor: 0 (no check of its own: tests/run.sh compares what it prints)
 . ./lib.sh
 trap '' PIPE
@@ -33,7 +33,7 @@ matrix() {
 # kernel_lines: the kernel's lines that the quiet console did not show.
 # Under make check (vm.suite=batch) every one, as dmesg prints it, for
 # tests/vm/reports.sh on the console log (tests/run.sh's epyc() leaves
-# those "[ time ]" lines out of the README block).  Under make demo the
+# those "[ time ]" lines out of the documented block).  Under make demo the
 # reports only, indented: tests/demo.sh drops lines that start with a
 # timestamp.
 kernel_lines() {

@@ -4,7 +4,8 @@
 # stand-in GPUs, each behind its own root port, two per host bridge, four
 # host bridges on two NUMA nodes.  Node 0's four run the inference server
 # (p2ptest stands in for nvidia); node 1's four belong to a VM through
-# vfio-pci, one group really claimed by a VFIO user.  The README's story:
+# vfio-pci, one group really claimed by a VFIO user.  The story of
+# Documentation/faults-to-faster-server.md:
 # "p2pmap link auto --numa 0" maps the 12 directions among node 0's GPUs,
 # each verified by peer DMA; nothing is mapped into or out of the VFIO
 # GPUs; the same after the GPUs rebind in another order; rmmod leaves
@@ -59,13 +60,13 @@ check "node 0's four are bound to the GPU driver" \
 	wait_until "for d in $N0; do [ -e /sys/bus/pci/devices/\$d/driver ] || exit 1; done" 20
 expect "before p2pmap's links: every node-0 direction faults" "$(pairs faults)" ""
 # (AMD-Vi under QEMU 11 logs its faults but does not report them to Linux:
-# no count there, see the README's Known limits.)
+# no count there, see Documentation/known-limits.md.)
 [ "$IOMMU" = vtd ] &&
 	check "... and the matrix shows them FLT" sh -c "p2pmap status | grep -q FLT"
 p2pmap faults reset >/dev/null
 
 out=$(p2pmap link auto --numa 0)
-# What it printed, for the host to compare with the README's block
+# What it printed, for the host to compare with the documented block
 # (tests/run.sh: tests/guest/epyc-link-auto.want).
 echo "$out" | sed 's/^/# | /'
 check "link auto --numa 0: 4 devices, 12 links added" \

@@ -92,9 +92,9 @@ sed 's/p2pmap_pair_faults_total/p2pmap_pair_faults/' "$dashboard" >"$tmp/renamed
 	[ "$(unknown "$emitted" "$tmp/renamed.json")" = p2pmap_pair_faults ] &&
 	[ "$(unknown "$(echo "$emitted" | sed 's/^p2pmap_param_errors$/p2pmap_param_error_count/')" "$rules")" = p2pmap_param_errors ]
 tap $? "... a metric renamed in the rules, in the dashboard or in the CLI is caught"
-out=$(comm -3 <(echo "$emitted") <(sed -n 's/^| `\(p2pmap_[a-z_]*\)`.*/\1/p' "$top/user/METRICS.md" | sort -u))
+out=$(comm -3 <(echo "$emitted") <(sed -n 's/^| `\(p2pmap_[a-z_]*\)`.*/\1/p' "$top/Documentation/METRICS.md" | sort -u))
 [ -z "$out" ]
-tap $? "user/METRICS.md documents exactly the emitted metrics" || echo "$out" | sed 's/^/# /'
+tap $? "Documentation/METRICS.md documents exactly the emitted metrics" || echo "$out" | sed 's/^/# /'
 
 # promtool check metrics: the guest's real output (tests/guest/epyc.sh,
 # 6.12 VT-d: 12 links mapped, a pair with no link faulting) and this

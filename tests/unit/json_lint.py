@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Check p2pmap --json documents against user/JSON.md.
+"""Check p2pmap --json documents against Documentation/JSON.md.
 
 usage: json_lint.py DOC [FILE...]   (stdin without FILE)
 
@@ -22,7 +22,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
-JSON_MD = os.path.join(TOP, "user", "JSON.md")
+JSON_MD = os.path.join(TOP, "Documentation", "JSON.md")
 JSON_H = os.path.join(TOP, "user", "output", "json_schema.h")
 
 DOCS = ("list", "status", "faults", "info", "policy", "monitor", "verify",

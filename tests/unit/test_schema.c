@@ -2,7 +2,7 @@
 /*
  * Every --json document the formatters write (list, status, faults, info,
  * policy, each monitor event, verify) starts with "schema":
- * P2PMAP_JSON_SCHEMA, and passes json_lint.py against user/JSON.md: every
+ * P2PMAP_JSON_SCHEMA, and passes json_lint.py against Documentation/JSON.md: every
  * string field listed there, every enum value one of those listed, in
  * snake_case without spaces.  The commands that print their own document
  * (verify's failure, nccl-check, env, doctor) are linted by their scripts

@@ -616,13 +616,13 @@ else
 	tap $? "no libcuda.so.1 on the path: exit 3, no CUDA driver"
 fi
 
-# The README's "From faults to a faster server": verify on the 8-GPU host
+# Documentation/faults-to-faster-server.md: verify on the 8-GPU host
 # of tests/doctor after "link auto --numa 0", over its four node-0 GPUs
 # (one per root complex; node 1's four are vfio-pci's, which CUDA does not
 # see), every link mapped and no fault counted since p2pmap loaded (an
 # empty faults file: every counter 0), run as the server's user (root: its
 # unit has no User=) with the device order of its drop-in.  The whole
-# output is 8gpu-node0.want, the README's block (tests/env/run.sh compares
+# output is 8gpu-node0.want, that document's block (tests/env/run.sh compares
 # the two), with this run's HOME as /root.
 node0="0000:01:00.0,0000:21:00.0,0000:41:00.0,0000:61:00.0"
 mkdir -p "$tmp/n0/root"
@@ -640,11 +640,11 @@ diff -u <(sed -E "$hostre" "$top/tests/verify/8gpu-node0.want") \
 	<(sed -E "$hostre" "$tmp/node0.out") >"$tmp/node0.diff" &&
 	[ "$(cat "$tmp/node0.rc")" = 0 ] && [ ! -s "$tmp/node0.err" ] &&
 	[ -f "$tmp/n0/root/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json" ]
-tap $? "the README's 8-GPU host, node 0 after link auto: --vllm-cache --bandwidth, 12 of 12 work, exit 0 (whole output: 8gpu-node0.want)"
+tap $? "the 8-GPU host of Documentation/faults-to-faster-server.md, node 0 after link auto: --vllm-cache --bandwidth, 12 of 12 work, exit 0 (whole output: 8gpu-node0.want)"
 sed 's/^/# /' "$tmp/node0.diff" | head -20
 sed 's/^/# /' "$tmp/node0.err" | head -5
-# The directions whose faults doctor found in that host's log (the
-# README's block before it, tests/doctor/before.want) are among them.
+# The directions whose faults doctor found in that host's log (that
+# document's block before it, tests/doctor/before.want) are among them.
 rc=0 n=0
 while read -r d; do
 	n=$((n + 1))
@@ -763,7 +763,7 @@ done
 tap $rc "--paths: empty, twice, unknown, all with more: exit 2"
 
 # Every --json document above, results and failures: "schema": 1 first,
-# each string field and enum value as user/JSON.md lists it (verdicts in
+# each string field and enum value as Documentation/JSON.md lists it (verdicts in
 # snake_case: peer_access_refused, wrong_data).
 python3 "$top/tests/unit/json_lint.py" verify "$tmp"/{json,order2,nofilejson,dev5j,bwok,nobw,nodev-j,usage-j,range-j,onedevj,ipcj}.out
 tap $? "every --json document: \"schema\": 1 first, fields and enum values as JSON.md lists them"

@@ -189,8 +189,8 @@ void doctor_check_dkms(struct host *h)
  * "p2pmap config save" writes SOFTDEP_FILE, whose "softdep DRIVER pre:
  * p2pmap ..." line kmod reads first: modprobe then loads p2pmap, with its
  * options, before the GPU driver, so that p2pmap reserves the other host
- * bridges' windows before the driver's first probe (README, Boot
- * integration).  kmod uses only that first line (softdep_verdict.h): one
+ * bridges' windows before the driver's first probe
+ * (Documentation/boot-integration.md).  kmod uses only that first line (softdep_verdict.h): one
  * it reads earlier hides ours, and ours must keep the others' modules.
  */
 void doctor_check_softdep(struct host *h)

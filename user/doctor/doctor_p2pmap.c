@@ -68,7 +68,7 @@ void doctor_check_p2pmap(struct host *h)
 	/*
 	 * Every configured link between GPUs, whatever their drivers now
 	 * (a GPU that left makes its links pending), and the README's
-	 * story: a full mesh among the server's GPUs of each NUMA node.
+	 * story (Documentation/faults-to-faster-server.md): a full mesh among the server's GPUs of each NUMA node.
 	 */
 	for (i = 0; i < h->ngpus; i++) {
 		for (j = 0; j < h->ngpus; j++) {
