@@ -462,8 +462,9 @@ if [ "$IOMMU" = amd ] && [ $LOGS = on ]; then
 	# the section: kfree_rcu()), so what the parser reads after the lookup
 	# must be p2pmap's own.  p2ptest's hold stops the parser right after
 	# the lookup, D is removed, the hold goes on until D's struct pci_dev
-	# is freed (seconds on the debug kernel: CONFIG_DEBUG_KOBJECT_RELEASE
-	# delays each release), then the parser goes on.  Reading the pci_dev
+	# is freed (a while later on the debug kernel:
+	# CONFIG_DEBUG_KOBJECT_RELEASE delays each release), then the parser
+	# goes on.  Reading the pci_dev
 	# then (as the host-bridge test once did) is a use-after-free that
 	# KASAN reports on the debug kernel.  D unbound first: p2ptest's
 	# remove() would wait for the command that waits for the held kworker.

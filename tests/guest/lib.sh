@@ -12,13 +12,24 @@ TOPO=$(sed -n 's/.*vm\.topo=\([^ ]*\).*/\1/p' /proc/cmdline)
 CTL=/sys/kernel/debug/p2ptest/ctl
 TRACE=/sys/kernel/tracing
 
+# vm.tstamp=1 (profiling a suite): each result follows a "# @ UPTIME" line
+# (read, a builtin: no process under KASAN, where a fork costs ~0.2 s).
+case " $(cat /proc/cmdline) " in *" vm.tstamp=1 "*) T_STAMP=1 ;; *) T_STAMP= ;; esac
+t_stamp() {
+	[ -n "$T_STAMP" ] || return 0
+	read -r T_UP _ </proc/uptime
+	echo "# @ $T_UP"
+}
+
 # T_PREFIX (set by batch.sh: the suite's name) starts every description.
 ok() {
+	t_stamp
 	T_N=$((T_N + 1))
 	echo "ok $T_N - ${T_PREFIX:+$T_PREFIX: }$*"
 }
 
 not_ok() {
+	t_stamp
 	T_N=$((T_N + 1))
 	T_FAIL=$((T_FAIL + 1))
 	echo "not ok $T_N - ${T_PREFIX:+$T_PREFIX: }$*"
@@ -385,7 +396,8 @@ module_text_range() {
 # p2pmap first appends its text range there (kmemleak_check).  A function,
 # not a wrapper in PATH: busybox sh runs its applets without a PATH lookup.
 # An unload of p2ptest returns before its drivers' sysfs directories are
-# gone where DEBUG_KOBJECT_RELEASE delays their release (1-4 s): the next
+# gone where DEBUG_KOBJECT_RELEASE delays their release (0.1-0.5 s on the
+# test bed's debug kernel, 1-4 s upstream): the next
 # insmod would collide with them ("cannot create duplicate filename").
 rmmod() {
 	case " $* " in

@@ -1559,7 +1559,8 @@ static const struct file_operations p2p_ctl_fops = {
  * released (by "go") or expired, then "freed" once the device's struct
  * pci_dev was freed (pci_release_dev(), probed too: with
  * CONFIG_DEBUG_KOBJECT_RELEASE, as on the debug kernel, each kobject's
- * release runs 1 to 4 s after its last put, so the pci_dev goes seconds
+ * release runs 0.1 to 0.5 s after its last put (1 to 4 s upstream:
+ * tests/vm/debug-kernel.sh), so the pci_dev goes a while
  * after its removal), else "alive".  "off" removes the probes.
  *
  * A kretprobe: its handlers run in the probed thread, here inside
