@@ -39,7 +39,9 @@ static void test_grammar(void)
 	check_list(POLICY_DRIVERS, "nvidia,", false, "\"\": empty item");
 	check_list(POLICY_DRIVERS, ",nvidia", false, "\"\": empty item");
 	check_list(POLICY_DRIVERS, "nvi dia", false,
-		   "\"nvi dia\": a driver name is letters, digits, '_' and '-'");
+		   "\"nvi dia\": a driver name is letters, digits, '_', '-' and '.'");
+	/* What the module accepts (kmod/shared/param_grammar.c): a dot. */
+	check_list(POLICY_DRIVERS, "nvidia.drm,vfio-pci", true, NULL);
 	check_list(POLICY_DRIVERS, "nvidia;rm -rf", false, NULL);
 	check_list(POLICY_VENDORS, "10de", true, NULL);
 	check_list(POLICY_VENDORS, "10de,1002,8086,ABCD", true, NULL);

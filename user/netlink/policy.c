@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* P2PMAP_CMD_POLICY_GET/SET, and the grammar of the policy lists. */
+/*
+ * P2PMAP_CMD_POLICY_GET/SET, and the policy lists checked before a SET by
+ * the module's own rule (kmod/shared/param_grammar.c), with why an item is
+ * refused.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "param_grammar.h"
 #include "policy.h"
 
 const char *policy_list_name(enum policy_list which)
@@ -23,7 +28,17 @@ const char *policy_list_name(enum policy_list which)
 	return "?";
 }
 
-/* One item, @len bytes at @s (no comma in it). */
+static const enum p2pmap_policy_list shared_kind[] = {
+	[POLICY_DRIVERS] = P2PMAP_POLICY_DRIVERS,
+	[POLICY_VENDORS] = P2PMAP_POLICY_VENDORS,
+	[POLICY_CLASSES] = P2PMAP_POLICY_CLASSES,
+	[POLICY_NUMA_NODES] = P2PMAP_POLICY_NUMA,
+};
+
+/*
+ * Why one item, @len bytes at @s (no comma in it), is refused: words for
+ * what the shared rule decided.
+ */
 static const char *item_error(enum policy_list which, const char *s,
 			      size_t len)
 {
@@ -36,8 +51,8 @@ static const char *item_error(enum policy_list which, const char *s,
 
 		switch (which) {
 		case POLICY_DRIVERS:
-			if (!isalnum(c) && c != '_' && c != '-')
-				return "a driver name is letters, digits, '_' and '-'";
+			if (!isalnum(c) && c != '_' && c != '-' && c != '.')
+				return "a driver name is letters, digits, '_', '-' and '.'";
 			break;
 		case POLICY_VENDORS:
 		case POLICY_CLASSES:
@@ -56,7 +71,7 @@ static const char *item_error(enum policy_list which, const char *s,
 		return "a class is 2, 4 or 6 hex digits";
 	if (which == POLICY_NUMA_NODES && len > 4)
 		return "NUMA node number too large";
-	return NULL;
+	return "not what the module accepts";
 }
 
 int policy_list_check(enum policy_list which, const char *s, char *err,
@@ -70,21 +85,27 @@ int policy_list_check(enum policy_list which, const char *s, char *err,
 			 P2PMAP_POLICY_LEN - 1);
 		return -1;
 	}
-	if (!*s)
+	/* The module's rule decides; the items say why it refused. */
+	if (!p2pmap_policy_list_valid(shared_kind[which], s))
 		return 0;
 	for (;;) {
+		char one[P2PMAP_POLICY_LEN];
+
 		end = strchr(item, ',');
 		len = end ? (size_t)(end - item) : strlen(item);
-		why = item_error(which, item, len);
-		if (why) {
+		snprintf(one, sizeof(one), "%.*s", (int)len, item);
+		if (!len || p2pmap_policy_list_valid(shared_kind[which], one)) {
+			why = item_error(which, item, len);
 			snprintf(err, errlen, "\"%.*s\": %s", (int)len, item,
 				 why);
 			return -1;
 		}
 		if (!end)
-			return 0;
+			break;
 		item = end + 1;
 	}
+	snprintf(err, errlen, "not a list the module accepts");
+	return -1;
 }
 
 int policy_parse_attrs(struct nlattr *head, int len, struct p2pmap_policy *p)
