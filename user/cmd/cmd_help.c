@@ -26,7 +26,9 @@ void cmd_help_overview(FILE *f)
 		   "classes as 2, 4 or 6 hex digits (a class code prefix), NUMA nodes in decimal.\n"
 		   "Counts shown as >=N are lower bounds (VT-d rate-limits its fault log).\n"
 		   "--json output is described in JSON.md.\n\n"
-		   "Every option takes its value as --opt VALUE or --opt=VALUE.\n\n"
+		   "Every option takes its value as --opt VALUE or --opt=VALUE; options are\n"
+		   "written whole (no abbreviations), before or after the other arguments;\n"
+		   "\"--\" ends them.\n\n"
 		   EXIT_TABLE "\n"
 		   "Options:\n");
 	for (o = cmd_global_options; o->name; o++) {
