@@ -85,12 +85,13 @@ void cmd_getopt_init_global(struct cmd_getopt *g,
 static int __attribute__((format(printf, 2, 3)))
 say(struct cmd_getopt *g, const char *fmt, ...)
 {
-	size_t off = 0, len = sizeof(g->error);
+	size_t off, len = sizeof(g->error);
 	va_list ap;
 
+	off = snprintf(g->error, len, "p2pmap: ");
 	if (g->cmd)
-		off = snprintf(g->error, len, "%s%s%s: ", g->cmd,
-			       g->sub ? " " : "", g->sub ? g->sub : "");
+		off += snprintf(g->error + off, len - off, "%s%s%s: ", g->cmd,
+				g->sub ? " " : "", g->sub ? g->sub : "");
 	va_start(ap, fmt);
 	if (off < len)
 		off += vsnprintf(g->error + off, len - off, fmt, ap);
@@ -99,7 +100,7 @@ say(struct cmd_getopt *g, const char *fmt, ...)
 		snprintf(g->error + off, len - off, g->cmd ? "; %s" : "%s",
 			 g->cmd ? cmd_usage(g->cmd, g->sub) :
 				  " (try \"p2pmap help\")");
-	fprintf(stderr, "p2pmap: %s\n", g->error);
+	fprintf(stderr, "%s\n", g->error);
 	return -1;
 }
 
@@ -229,7 +230,7 @@ int cmd_getopt_refuse(struct cmd_getopt *g)
 {
 	if (g->sub)
 		say(g, "%s is another subcommand's option", g->opt->name);
-	else	/* tests/cli/run.sh tries every option of the table */
+	else	/* tests/cli/options.sh tries every option of the table */
 		say(g, "%s is in the table but not parsed (a bug)",
 		    g->opt->name);
 	return EXIT_USAGE;

@@ -34,7 +34,7 @@ struct cmd_getopt {
 	const char *arg;		/* its argument, NULL for none */
 	char **pos;			/* the other arguments, in order... */
 	int npos;			/* ... once cmd_getopt_next() returned 0 */
-	char error[256];		/* the last usage error said, no newline */
+	char error[1024];		/* the usage error said, no newline */
 	/* private */
 	const struct cmd_option *table;
 	int argc;

@@ -272,7 +272,7 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 	if (!r)
 		return 0;
 	/* The parser's message, for --json's document too. */
-	snprintf(verify_error, sizeof(verify_error), "p2pmap: %s", g.error);
+	snprintf(verify_error, sizeof(verify_error), "%s", g.error);
 	return -1;
 }
 
