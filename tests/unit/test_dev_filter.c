@@ -5,14 +5,19 @@
 #include "dev_filter.h"
 #include "tap.h"
 
-/* parse ARGS...: dev_filter_arg() over them; the last result. */
+/* parse OPT [VALUE] ...: dev_filter_opt() over them; the last result. */
 static int parse(struct dev_filter *f, int argc, char **argv)
 {
+	const char *opt, *arg;
 	int i, r = 0;
 
 	memset(f, 0, sizeof(*f));
 	for (i = 0; i < argc; i++) {
-		r = dev_filter_arg(f, argc, argv, &i, "test");
+		opt = argv[i];
+		arg = NULL;
+		if (!strcmp(opt, "-d") || !strcmp(opt, "--driver"))
+			arg = i + 1 < argc ? argv[++i] : NULL;
+		r = dev_filter_opt(f, opt, arg, "test");
 		if (r <= 0)
 			return r;
 	}

@@ -71,6 +71,8 @@ int cmd_nccl_check(int argc, char **argv);
 int cmd_env(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+/* status's report, for "status" and "link show". */
+int status_show(bool json);
 /* "link flush", "config apply": in files of their own. */
 int link_flush(int argc, char **argv);
 /* --version: the CLI's @cli version and the loaded module's. */

@@ -24,13 +24,13 @@
 #include "cache_stale.h"
 #include "check_run.h"
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "dev.h"
 #include "info.h"
 #include "link.h"
 #include "snapshot.h"
 
-#define CHECK_USAGE	cmd_usage("check", NULL)
 #define CHECK_POLL_MS	250
 
 static double now_s(void)
@@ -208,26 +208,30 @@ static int check_once(bool refresh)
 int cmd_check(int argc, char **argv)
 {
 	double wait = 0, end;
+	struct cmd_getopt g;
 	bool refresh = false;
 	char *e;
-	int i;
+	int r;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--refresh-caches")) {
+	cmd_getopt_init(&g, "check", NULL, argc, argv);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--refresh-caches")) {
 			refresh = true;
-		} else if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
-			wait = strtod(argv[++i], &e);
-			if (*e || e == argv[i] || !(wait >= 0) ||
-			    wait > 86400) {
+		} else if (cmd_opt_is(&g, "--wait")) {
+			wait = strtod(g.arg, &e);
+			if (*e || e == g.arg || !(wait >= 0) || wait > 86400) {
 				fprintf(stderr, "p2pmap: check: --wait takes seconds (0 to 86400), not \"%s\"\n",
-					argv[i]);
+					g.arg);
 				return EXIT_USAGE;
 			}
 		} else {
-			fprintf(stderr, "p2pmap: %s\n", CHECK_USAGE);
-			return EXIT_USAGE;
+			return cmd_getopt_refuse(&g);
 		}
 	}
+	if (r < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
 	end = now_s() + wait;
 	while (wait && now_s() < end && worth_waiting())
 		poll(NULL, 0, CHECK_POLL_MS);

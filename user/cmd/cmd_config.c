@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "config.h"
 #include "config_merge.h"
@@ -392,46 +393,48 @@ static int config_check(const char *path)
 int cmd_config(int argc, char **argv)
 {
 	struct save_opts save = { 0 };
-	const char *path = CONFIG_DEFAULT_PATH;
-	bool check;
-	int i;
+	const char *path = CONFIG_DEFAULT_PATH, *sub;
+	struct cmd_getopt g;
+	bool check, change, file = false;
+	int r;
 
 	if (argc < 2 || (strcmp(argv[1], "save") && strcmp(argv[1], "show") &&
 			 strcmp(argv[1], "check") && strcmp(argv[1], "apply"))) {
 		fprintf(stderr, "p2pmap: %s\n", CONFIG_USAGE);
 		return EXIT_USAGE;
 	}
-	check = !strcmp(argv[1], "check");
-	/* "config check FILE": the file as an argument, too. */
-	if (check && argc == 3 && argv[2][0] != '-')
-		return config_check(argv[2]);
-	for (i = 2; i < argc; i++) {
-		if (strcmp(argv[1], "show") && strcmp(argv[1], "check") &&
-		    !strcmp(argv[i], "--dry-run")) {
+	sub = argv[1];
+	check = !strcmp(sub, "check");
+	change = !strcmp(sub, "save") || !strcmp(sub, "apply");
+	cmd_getopt_init(&g, "config", sub, argc - 1, argv + 1);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		if (change && cmd_opt_is(&g, "--dry-run")) {
 			save.dry_run = true;
-		} else if ((!strcmp(argv[1], "save") ||
-			    !strcmp(argv[1], "apply")) &&
-			   !strcmp(argv[i], "--force")) {
+		} else if (change && cmd_opt_is(&g, "--force")) {
 			save.force = true;
-		} else if (!strncmp(argv[i], "--file=", 7) && argv[i][7]) {
-			path = argv[i] + 7;
-		} else if (!strcmp(argv[i], "--file")) {
-			if (i + 1 == argc || !argv[i + 1][0]) {
+		} else if (cmd_opt_is(&g, "--file")) {
+			if (!g.arg[0]) {
 				fprintf(stderr, "p2pmap: --file needs a path; %s\n",
 					CONFIG_USAGE);
 				return EXIT_USAGE;
 			}
-			path = argv[++i];
+			path = g.arg;
+			file = true;
 		} else {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
-				argv[i], CONFIG_USAGE);
-			return EXIT_USAGE;
+			return cmd_getopt_refuse(&g);
 		}
 	}
+	if (r < 0)
+		return EXIT_USAGE;
+	/* "config check FILE": the file as an argument, too. */
+	if (check && g.npos == 1 && !file)
+		path = g.pos[0];
+	else if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
 	if (check)
 		return config_check(path);
-	if (!strcmp(argv[1], "apply"))
+	if (!strcmp(sub, "apply"))
 		return config_apply(path, save.dry_run, save.force);
 	save.path = path;
-	return !strcmp(argv[1], "save") ? config_save(&save) : config_show(path);
+	return !strcmp(sub, "save") ? config_save(&save) : config_show(path);
 }

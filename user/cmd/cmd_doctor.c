@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "doctor.h"
 #include "json.h"
@@ -104,49 +105,56 @@ int cmd_doctor(int argc, char **argv)
 	unsigned int vendor, device;
 	char junk;
 	const char *root = "";
+	struct cmd_getopt g;
 	bool json = false;
 	int i, sources = 0;
 	size_t k;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	cmd_getopt_init(&g, "doctor", NULL, argc, argv);
+	while ((i = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--json")) {
 			json = true;
-		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
-			root = argv[++i];
-		} else if (!strcmp(argv[i], "--unit") && i + 1 < argc) {
-			env.unit = argv[++i];
+		} else if (cmd_opt_is(&g, "--root")) {
+			root = g.arg;
+		} else if (cmd_opt_is(&g, "--unit")) {
+			env.unit = g.arg;
 			sources++;
-		} else if (!strcmp(argv[i], "--pid") && i + 1 < argc) {
-			env.pid = argv[++i];
+		} else if (cmd_opt_is(&g, "--pid")) {
+			env.pid = g.arg;
 			sources++;
-		} else if (!strcmp(argv[i], "--gpus") && i + 1 < argc) {
+		} else if (cmd_opt_is(&g, "--gpus")) {
 			device = 0;
-			if ((sscanf(argv[i + 1], "%4x:%4x%c", &vendor, &device,
+			if ((sscanf(g.arg, "%4x:%4x%c", &vendor, &device,
 				    &junk) != 2 &&
-			     sscanf(argv[i + 1], "%4x%c", &vendor, &junk) != 1) ||
+			     sscanf(g.arg, "%4x%c", &vendor, &junk) != 1) ||
 			    !vendor) {
 				fprintf(stderr, "p2pmap: doctor: --gpus takes VENDOR[:DEVICE] in hex (lspci -d), not \"%s\"\n",
-					argv[i + 1]);
+					g.arg);
 				return EXIT_USAGE;
 			}
 			gpus.vendor = vendor;
 			gpus.device = device;
 			gpus.any_class = true;
-			i++;
-		} else if (!strcmp(argv[i], "--driver") && i + 1 < argc &&
-			   argv[i + 1][0]) {
-			gpus.driver = argv[++i];
-		} else if (!strcmp(argv[i], "--dmesg") && i + 1 < argc) {
-			env.dmesg = argv[++i];
-		} else if (!strcmp(argv[i], "--env-file") && i + 1 < argc) {
-			env.file = argv[++i];
+		} else if (cmd_opt_is(&g, "--driver")) {
+			if (!g.arg[0]) {
+				fprintf(stderr, "p2pmap: doctor: --driver needs a name; %s\n",
+					DOCTOR_USAGE);
+				return EXIT_USAGE;
+			}
+			gpus.driver = g.arg;
+		} else if (cmd_opt_is(&g, "--dmesg")) {
+			env.dmesg = g.arg;
+		} else if (cmd_opt_is(&g, "--env-file")) {
+			env.file = g.arg;
 			sources++;
 		} else {
-			fprintf(stderr, "p2pmap: doctor: bad argument \"%s\"; %s\n",
-				argv[i], DOCTOR_USAGE);
-			return EXIT_USAGE;
+			return cmd_getopt_refuse(&g);
 		}
 	}
+	if (i < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
 	if (sources > 1) {
 		fprintf(stderr, "p2pmap: doctor: one of --unit, --pid, --env-file; %s\n",
 			DOCTOR_USAGE);

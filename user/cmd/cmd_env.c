@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "format.h"
 #include "json.h"
@@ -483,6 +484,7 @@ int cmd_env(int argc, char **argv)
 	struct env_plan *pl = calloc(1, sizeof(*pl));
 	enum env_format fmt = ENV_SHELL;
 	int ret = EXIT_FAILED, i, err;
+	struct cmd_getopt g;
 	char why[512];
 	bool json = false;
 
@@ -490,30 +492,36 @@ int cmd_env(int argc, char **argv)
 		fprintf(stderr, "p2pmap: out of memory\n");
 		goto out;
 	}
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	cmd_getopt_init(&g, "env", NULL, argc, argv);
+	while ((i = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--json")) {
 			json = true;
-		} else if (!strcmp(argv[i], "--verify") && i + 1 < argc) {
-			pl->verify_path = argv[++i];
-		} else if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
-			devices = argv[++i];
-		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
-			root = argv[++i];
-		} else if (!strcmp(argv[i], "--output") && i + 1 < argc) {
-			output = argv[++i];
-		} else if (!strcmp(argv[i], "--format") && i + 1 < argc &&
-			   (!strcmp(argv[i + 1], "shell") ||
-			    !strcmp(argv[i + 1], "systemd") ||
-			    !strcmp(argv[i + 1], "nfd"))) {
-			i++;
-			fmt = !strcmp(argv[i], "shell") ? ENV_SHELL :
-			      !strcmp(argv[i], "nfd") ? ENV_NFD : ENV_SYSTEMD;
-		} else {
-			fprintf(stderr, "p2pmap: env: bad argument \"%s\"; %s\n",
-				argv[i], ENV_USAGE);
+		} else if (cmd_opt_is(&g, "--verify")) {
+			pl->verify_path = g.arg;
+		} else if (cmd_opt_is(&g, "--devices")) {
+			devices = g.arg;
+		} else if (cmd_opt_is(&g, "--root")) {
+			root = g.arg;
+		} else if (cmd_opt_is(&g, "--output")) {
+			output = g.arg;
+		} else if (cmd_opt_is(&g, "--format") &&
+			   (!strcmp(g.arg, "shell") || !strcmp(g.arg, "systemd") ||
+			    !strcmp(g.arg, "nfd"))) {
+			fmt = !strcmp(g.arg, "shell") ? ENV_SHELL :
+			      !strcmp(g.arg, "nfd") ? ENV_NFD : ENV_SYSTEMD;
+		} else if (cmd_opt_is(&g, "--format")) {
+			fprintf(stderr, "p2pmap: env: --format takes shell, systemd or nfd, not \"%s\"; %s\n",
+				g.arg, ENV_USAGE);
 			ret = EXIT_USAGE;
 			goto out;
+		} else {
+			ret = cmd_getopt_refuse(&g);
+			goto out;
 		}
+	}
+	if (i < 0 || g.npos) {
+		ret = i < 0 ? EXIT_USAGE : cmd_getopt_extra(&g, g.pos[0]);
+		goto out;
 	}
 	if (output && fmt != ENV_NFD) {
 		fprintf(stderr, "p2pmap: env: --output is for --format nfd; %s\n",

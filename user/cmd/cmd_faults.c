@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "dev.h"
 #include "dev_filter.h"
@@ -23,8 +24,6 @@
 #include "format_json.h"
 #include "info.h"
 #include "pciaddr.h"
-
-#define FAULTS_USAGE	cmd_usage("faults", NULL)
 
 static volatile sig_atomic_t stop;
 
@@ -50,23 +49,29 @@ bool cmd_stopped(void)
 	return stop;
 }
 
+/* faults reset [ADDR]: argv[0] is "reset". */
 static int faults_reset_cmd(int argc, char **argv)
 {
 	char addr[P2PMAP_ADDR_LEN], err[64];
 	const char *target = NULL;
+	struct cmd_getopt g;
 	struct p2pmap_nl nl;
 	int ret = EXIT_OK;
 
-	if (argc > 3) {
-		fprintf(stderr, "p2pmap: %s\n", FAULTS_USAGE);
+	cmd_getopt_init(&g, "faults", "reset", argc, argv);
+	ret = cmd_getopt_next(&g);
+	if (ret > 0)
+		return cmd_getopt_refuse(&g);	/* reset takes none */
+	if (ret < 0)
 		return EXIT_USAGE;
-	}
-	if (argc == 3) {
-		target = argv[2];
+	if (g.npos > 1)
+		return cmd_getopt_extra(&g, g.pos[1]);
+	if (g.npos) {
+		target = g.pos[0];
 		if (!opt_no_check) {
-			if (pciaddr_parse(argv[2], addr, err, sizeof(err))) {
+			if (pciaddr_parse(target, addr, err, sizeof(err))) {
 				fprintf(stderr, "p2pmap: invalid PCI address \"%s\": %s\n",
-					argv[2], err);
+					target, err);
 				return EXIT_USAGE;
 			}
 			target = addr;
@@ -150,35 +155,37 @@ int cmd_faults(int argc, char **argv)
 	struct dev_filter filter = { 0 };
 	bool json = false, watch = false;
 	double interval = 1;
+	struct cmd_getopt g;
 	struct p2pmap_nl nl;
-	int i, ret, f;
+	int ret, f;
 
 	if (argc > 1 && !strcmp(argv[1], "reset"))
-		return faults_reset_cmd(argc, argv);
+		return faults_reset_cmd(argc - 1, argv + 1);
 
-	for (i = 1; i < argc; i++) {
-		f = dev_filter_arg(&filter, argc, argv, &i, "faults");
+	cmd_getopt_init(&g, "faults", NULL, argc, argv);
+	while ((f = cmd_getopt_next(&g)) > 0) {
+		f = dev_filter_opt(&filter, g.opt->name, g.arg, "faults");
 		if (f < 0)
 			return EXIT_USAGE;
 		if (f)
 			continue;
-		if (!strcmp(argv[i], "--json")) {
+		if (cmd_opt_is(&g, "--json")) {
 			json = true;
-		} else if (!strcmp(argv[i], "--watch")) {
+		} else if (cmd_opt_is(&g, "--watch")) {
 			watch = true;
-			if (i + 1 < argc && argv[i + 1][0] != '-') {
-				if (parse_interval(argv[++i], &interval)) {
-					fprintf(stderr, "p2pmap: invalid interval \"%s\" (seconds, > 0)\n",
-						argv[i]);
-					return EXIT_USAGE;
-				}
+			if (g.arg && parse_interval(g.arg, &interval)) {
+				fprintf(stderr, "p2pmap: invalid interval \"%s\" (seconds, > 0)\n",
+					g.arg);
+				return EXIT_USAGE;
 			}
 		} else {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
-				argv[i], FAULTS_USAGE);
-			return EXIT_USAGE;
+			return cmd_getopt_refuse(&g);
 		}
 	}
+	if (f < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
 
 	if (pnl_open_required(&nl))
 		return cmd_exit_nl(&nl);

@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "cmd_table.h"
+#include "cmd_getopt.h"
 
 void cmd_help_overview(FILE *f)
 {
+	const struct cmd_option *o;
+	char word[32];
 	size_t i;
 
 	fprintf(f, "Usage: p2pmap [-j|--json] <command> [<args>]\n\n");
@@ -24,13 +26,24 @@ void cmd_help_overview(FILE *f)
 		   "classes as 2, 4 or 6 hex digits (a class code prefix), NUMA nodes in decimal.\n"
 		   "Counts shown as >=N are lower bounds (VT-d rate-limits its fault log).\n"
 		   "--json output is described in JSON.md.\n\n"
-		   "Every option takes its value as --opt VALUE or --opt=VALUE.\n\n"
+		   "Every option takes its value as --opt VALUE or --opt=VALUE; options are\n"
+		   "written whole (no abbreviations), before or after the other arguments;\n"
+		   "\"--\" ends them.\n\n"
 		   EXIT_TABLE "\n"
-		   "Options:\n"
-		   "  -j, --json  JSON output (as the command's own --json)\n"
-		   "  --version   the CLI's version and the loaded module's\n"
-		   "  -h, --help  this text; \"p2pmap help COMMAND\" or \"p2pmap COMMAND --help\"\n"
-		   "              for one command\n");
+		   "Options:\n");
+	for (o = cmd_global_options; o->name; o++) {
+		if (!o->help)
+			continue;
+		if (o->name[1] != '-' && o[1].name && o[1].help &&
+		    !strcmp(o[1].help, o->help)) {
+			snprintf(word, sizeof(word), "%s, %s", o->name,
+				 o[1].name);
+			o++;
+		} else {
+			snprintf(word, sizeof(word), "%s", o->name);
+		}
+		fprintf(f, "  %-10s  %s\n", word, o->help);
+	}
 }
 
 void cmd_help_command(FILE *f, const struct cmd_entry *c)
@@ -87,19 +100,32 @@ static void print_table(FILE *f)
 int cmd_help(int argc, char **argv)
 {
 	const struct cmd_entry *c;
+	struct cmd_getopt g;
+	bool table = false;
+	int r;
 
-	if (argc < 2) {
-		cmd_help_overview(stdout);
-		return EXIT_OK;
+	cmd_getopt_init(&g, "help", NULL, argc, argv);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		if (!cmd_opt_is(&g, "--table"))
+			return cmd_getopt_refuse(&g);
+		table = true;
 	}
-	if (argc == 2 && !strcmp(argv[1], "--table")) {
+	if (r < 0)
+		return EXIT_USAGE;
+	if (table && !g.npos) {
 		print_table(stdout);
 		return EXIT_OK;
 	}
-	c = cmd_find(argv[1]);
-	if (argc > 2 || !c) {
+	if (table)
+		return cmd_getopt_extra(&g, g.pos[0]);
+	if (!g.npos) {
+		cmd_help_overview(stdout);
+		return EXIT_OK;
+	}
+	c = cmd_find(g.pos[0]);
+	if (g.npos > 1 || !c) {
 		fprintf(stderr, "p2pmap: help: no command \"%s\" (try \"p2pmap help\")\n",
-			argv[argc > 2 ? 2 : 1]);
+			g.pos[g.npos > 1 ? 1 : 0]);
 		return EXIT_USAGE;
 	}
 	cmd_help_command(stdout, c);

@@ -11,6 +11,7 @@
 
 #include "autolink.h"
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "dev.h"
 #include "format.h"
@@ -20,7 +21,6 @@
 #include "snapshot.h"
 
 #define LINK_USAGE	cmd_usage("link", NULL)
-#define AUTO_USAGE	cmd_usage("link", "auto")
 
 /*
  * An address argument, normalised unless --no-check.  With --no-check the
@@ -88,49 +88,43 @@ bad:
 	return -1;
 }
 
+/* link add|del A B ...: argv[0] is the subcommand. */
 static int parse_args(int argc, char **argv, bool allow_mask,
 		      struct link_args *args)
 {
-	const char *pos[2];
-	int i, npos = 0;
+	struct cmd_getopt g;
+	int r;
 
 	memset(args, 0, sizeof(*args));
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--both")) {
+	cmd_getopt_init(&g, "link", argv[0], argc, argv);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--both")) {
 			args->both = true;
-		} else if (!allow_mask && !strcmp(argv[i], "--force")) {
+		} else if (!allow_mask && cmd_opt_is(&g, "--force")) {
 			args->force = true;
-		} else if (!allow_mask && !strcmp(argv[i], "--dry-run")) {
+		} else if (!allow_mask && cmd_opt_is(&g, "--dry-run")) {
 			args->dry_run = true;
-		} else if (allow_mask && !strncmp(argv[i], "--bars=", 7)) {
-			if (parse_mask(argv[i] + 7, &args->mask))
+		} else if (allow_mask && cmd_opt_is(&g, "--bars")) {
+			if (parse_mask(g.arg, &args->mask))
 				return -1;
 			args->has_mask = true;
-		} else if (allow_mask && !strcmp(argv[i], "--bars")) {
-			if (++i == argc) {
-				fprintf(stderr, "p2pmap: --bars needs a mask\n");
-				return -1;
-			}
-			if (parse_mask(argv[i], &args->mask))
-				return -1;
-			args->has_mask = true;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "p2pmap: unknown option \"%s\"; %s\n",
-				argv[i], LINK_USAGE);
-			return -1;
-		} else if (npos < 2) {
-			pos[npos++] = argv[i];
 		} else {
-			fprintf(stderr, "p2pmap: too many arguments; %s\n",
-				LINK_USAGE);
+			cmd_getopt_refuse(&g);
 			return -1;
 		}
 	}
-	if (npos != 2) {
+	if (r < 0)
+		return -1;
+	if (g.npos > 2) {
+		fprintf(stderr, "p2pmap: too many arguments; %s\n",
+			LINK_USAGE);
+		return -1;
+	}
+	if (g.npos != 2) {
 		fprintf(stderr, "p2pmap: need two addresses; %s\n", LINK_USAGE);
 		return -1;
 	}
-	if (parse_addr(pos[0], &args->a) || parse_addr(pos[1], &args->b))
+	if (parse_addr(g.pos[0], &args->a) || parse_addr(g.pos[1], &args->b))
 		return -1;
 	return 0;
 }
@@ -283,60 +277,69 @@ struct auto_args {
 	bool verbose;		/* -v: each planned and each added link */
 };
 
+/* link auto ...: argv[0] is "auto". */
 static int parse_auto_args(int argc, char **argv, struct auto_args *args)
 {
-	const char *value;
+	struct cmd_getopt g;
 	char *end;
 	long v;
-	int i;
+	int r;
 
 	memset(args, 0, sizeof(*args));
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--dry-run")) {
+	cmd_getopt_init(&g, "link", "auto", argc, argv);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--dry-run")) {
 			args->dry_run = true;
-			continue;
-		}
-		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+		} else if (cmd_opt_is(&g, "-v") || cmd_opt_is(&g, "--verbose")) {
 			args->verbose = true;
-			continue;
-		}
-		if (!strcmp(argv[i], "--numa") || !strcmp(argv[i], "--driver")) {
-			if (i + 1 == argc) {
-				fprintf(stderr, "p2pmap: %s needs a value; %s\n",
-					argv[i], AUTO_USAGE);
-				return -1;
-			}
-			value = argv[i + 1];
-		} else if (!strncmp(argv[i], "--numa=", 7)) {
-			value = argv[i] + 7;
-		} else if (!strncmp(argv[i], "--driver=", 9)) {
-			value = argv[i] + 9;
-		} else {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
-				argv[i], AUTO_USAGE);
-			return -1;
-		}
-		if (!strncmp(argv[i], "--numa", 6)) {
+		} else if (cmd_opt_is(&g, "--numa")) {
 			errno = 0;
-			v = strtol(value, &end, 10);
-			if (!*value || *end || errno || v < 0 || v > 65535) {
+			v = strtol(g.arg, &end, 10);
+			if (!*g.arg || *end || errno || v < 0 || v > 65535) {
 				fprintf(stderr, "p2pmap: invalid NUMA node \"%s\"\n",
-					value);
+					g.arg);
 				return -1;
 			}
 			args->filter.has_numa = true;
 			args->filter.numa = v;
-		} else {
-			if (!*value) {
+		} else if (cmd_opt_is(&g, "--driver")) {
+			if (!*g.arg) {
 				fprintf(stderr, "p2pmap: --driver needs a name\n");
 				return -1;
 			}
-			args->filter.driver = value;
+			args->filter.driver = g.arg;
+		} else {
+			cmd_getopt_refuse(&g);
+			return -1;
 		}
-		if (value == argv[i + 1])
-			i++;
+	}
+	if (r < 0)
+		return -1;
+	if (g.npos) {
+		cmd_getopt_extra(&g, g.pos[0]);
+		return -1;
 	}
 	return 0;
+}
+
+/* link show|list [--json]: status, by iproute2's habit. */
+static int link_show(int argc, char **argv)
+{
+	struct cmd_getopt g;
+	bool json = false;
+	int r;
+
+	cmd_getopt_init(&g, "link", argv[0], argc, argv);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		if (!cmd_opt_is(&g, "--json"))
+			return cmd_getopt_refuse(&g);
+		json = true;
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
+	return status_show(json);
 }
 
 static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)
@@ -427,7 +430,7 @@ int cmd_link(int argc, char **argv)
 	int ret;
 
 	if (argc >= 2 && !strcmp(argv[1], "auto")) {
-		if (parse_auto_args(argc - 2, argv + 2, &auto_args))
+		if (parse_auto_args(argc - 1, argv + 1, &auto_args))
 			return EXIT_USAGE;
 		if (pnl_open_required(&nl))
 			return cmd_exit_nl(&nl);
@@ -437,7 +440,7 @@ int cmd_link(int argc, char **argv)
 	}
 	/* iproute2's habits: "link show" / "link list" are the status. */
 	if (argc >= 2 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "list")))
-		return cmd_status(argc - 1, argv + 1);
+		return link_show(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "delete"))
 		argv[1] = "del";
 	if (argc >= 2 && !strcmp(argv[1], "flush"))
@@ -447,7 +450,7 @@ int cmd_link(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	add = !strcmp(argv[1], "add");
-	if (parse_args(argc - 2, argv + 2, add, &args))
+	if (parse_args(argc - 1, argv + 1, add, &args))
 		return EXIT_USAGE;
 
 	if (pnl_open_required(&nl))

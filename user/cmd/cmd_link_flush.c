@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "cmd_table.h"
+#include "cmd_getopt.h"
 #include "format.h"
 #include "in_use.h"
 #include "link.h"
@@ -19,21 +19,24 @@ int link_flush(int argc, char **argv)
 	struct p2pmap_link_list links = { 0 };
 	unsigned int removed = 0, failed = 0;
 	bool dry_run = false, force = false;
+	struct cmd_getopt g;
 	struct p2pmap_nl nl;
 	int ret = EXIT_FAILED, del = EXIT_OK, i;
 	size_t k, users = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--dry-run")) {
+	cmd_getopt_init(&g, "link", "flush", argc, argv);
+	while ((i = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--dry-run"))
 			dry_run = true;
-		} else if (!strcmp(argv[i], "--force")) {
+		else if (cmd_opt_is(&g, "--force"))
 			force = true;
-		} else {
-			fprintf(stderr, "p2pmap: %s\n",
-				cmd_usage("link", "flush"));
-			return EXIT_USAGE;
-		}
+		else
+			return cmd_getopt_refuse(&g);
 	}
+	if (i < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
 	if (pnl_open_required(&nl))
 		return cmd_exit_nl(&nl);
 	if (link_dump(&nl, &links)) {

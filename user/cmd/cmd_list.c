@@ -10,6 +10,7 @@
 #include <pci/pci.h>
 
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "dev.h"
 #include "dev_filter.h"
@@ -213,24 +214,27 @@ int cmd_list(int argc, char **argv)
 	char why[256];
 	bool all = false, loaded = false, json = false;
 	size_t n = 0, cap = 0, i, shown;
-	int ret = EXIT_OK, err, a, f;
+	struct cmd_getopt g;
+	int ret = EXIT_OK, err, f;
 
-	for (a = 1; a < argc; a++) {
-		f = dev_filter_arg(&filter, argc, argv, &a, "list");
+	cmd_getopt_init(&g, "list", NULL, argc, argv);
+	while ((f = cmd_getopt_next(&g)) > 0) {
+		f = dev_filter_opt(&filter, g.opt->name, g.arg, "list");
 		if (f < 0)
 			return EXIT_USAGE;
 		if (f)
 			continue;
-		if (!strcmp(argv[a], "--all")) {
+		if (cmd_opt_is(&g, "--all"))
 			all = true;
-		} else if (!strcmp(argv[a], "--json")) {
+		else if (cmd_opt_is(&g, "--json"))
 			json = true;
-		} else {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
-				argv[a], cmd_usage("list", NULL));
-			return EXIT_USAGE;
-		}
+		else
+			return cmd_getopt_refuse(&g);
 	}
+	if (f < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
 
 	/*
 	 * Without the module (or its answer) the PCI devices are still

@@ -15,6 +15,7 @@
 
 #include "cache_stale.h"
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "config.h"
 #include "dev.h"
@@ -27,8 +28,6 @@
 #ifndef P2PMAP_VERSION
 #define P2PMAP_VERSION "unknown"
 #endif
-
-#define METRICS_USAGE	cmd_usage("metrics", NULL)
 
 /* The links the saved configuration gives the next boot, as the module
  * would use them (config check's reading). */
@@ -104,21 +103,24 @@ int cmd_metrics(int argc, char **argv)
 	struct metrics_input in = { 0 };
 	struct p2pmap_info info;
 	const char *output = NULL, *config = CONFIG_DEFAULT_PATH;
+	struct cmd_getopt g;
 	struct p2pmap_nl nl;
 	int ret = EXIT_OK, i, err;
 	const char *op;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--output") && i + 1 < argc) {
-			output = argv[++i];
-		} else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-			config = argv[++i];
-		} else {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
-				argv[i], METRICS_USAGE);
-			return EXIT_USAGE;
-		}
+	cmd_getopt_init(&g, "metrics", NULL, argc, argv);
+	while ((i = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--output"))
+			output = g.arg;
+		else if (cmd_opt_is(&g, "--config"))
+			config = g.arg;
+		else
+			return cmd_getopt_refuse(&g);
 	}
+	if (i < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
 
 	in.cli_version = P2PMAP_VERSION;
 	in.timestamp = (unsigned long long)time(NULL);

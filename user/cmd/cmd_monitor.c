@@ -13,13 +13,13 @@
 #include <netlink/genl/ctrl.h>
 
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "event.h"
 #include "format.h"
 #include "format_json.h"
 #include "nl.h"
 
-#define MONITOR_USAGE	cmd_usage("monitor", NULL)
 #define MONITOR_RCVBUF	(1 << 20)
 
 struct monitor {
@@ -61,44 +61,45 @@ static double now_s(void)
 static int parse_args(int argc, char **argv, struct monitor *m,
 		      double *timeout)
 {
+	struct cmd_getopt g;
 	unsigned long v;
 	char *end;
-	int i;
+	int r;
 
 	*timeout = -1;
-	for (i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "--count") ||
-		     !strcmp(argv[i], "--timeout")) && i + 1 == argc) {
-			fprintf(stderr, "p2pmap: %s needs a value; %s\n",
-				argv[i], MONITOR_USAGE);
-			return -1;
-		}
-		if (!strcmp(argv[i], "--json")) {
+	cmd_getopt_init(&g, "monitor", NULL, argc, argv);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--json")) {
 			m->json = true;
-		} else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
+		} else if (cmd_opt_is(&g, "--count")) {
 			errno = 0;
-			v = strtoul(argv[++i], &end, 10);
-			if (errno || end == argv[i] || *end || !v ||
-			    argv[i][0] == '-') {
+			v = strtoul(g.arg, &end, 10);
+			if (errno || end == g.arg || *end || !v ||
+			    g.arg[0] == '-') {
 				fprintf(stderr, "p2pmap: invalid count \"%s\" (a positive number)\n",
-					argv[i]);
+					g.arg);
 				return -1;
 			}
 			m->count = v;
-		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+		} else if (cmd_opt_is(&g, "--timeout")) {
 			errno = 0;
-			*timeout = strtod(argv[++i], &end);
-			if (errno || end == argv[i] || *end ||
+			*timeout = strtod(g.arg, &end);
+			if (errno || end == g.arg || *end ||
 			    !(*timeout >= 0) || *timeout > INT_MAX / 1000) {
 				fprintf(stderr, "p2pmap: invalid timeout \"%s\" (seconds)\n",
-					argv[i]);
+					g.arg);
 				return -1;
 			}
 		} else {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
-				argv[i], MONITOR_USAGE);
+			cmd_getopt_refuse(&g);
 			return -1;
 		}
+	}
+	if (r < 0)
+		return -1;
+	if (g.npos) {
+		cmd_getopt_extra(&g, g.pos[0]);
+		return -1;
 	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "json.h"
 #include "nccl_diag.h"
@@ -352,6 +353,7 @@ int cmd_nccl_check(int argc, char **argv)
 	struct diag_finding *df = NULL;
 	unsigned int flags = 0;
 	size_t ndf = 0;
+	struct cmd_getopt g;
 	bool json = false;
 	int ret = EXIT_FAILED, i, err;
 	char why[512];
@@ -362,24 +364,28 @@ int cmd_nccl_check(int argc, char **argv)
 		fprintf(stderr, "p2pmap: out of memory\n");
 		goto out;
 	}
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	cmd_getopt_init(&g, "nccl-check", NULL, argc, argv);
+	while ((i = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--json")) {
 			json = true;
-		} else if (!strcmp(argv[i], "--verify") && i + 1 < argc) {
-			vpath = argv[++i];
-		} else if (argv[i][0] != '-' && !logpath) {
-			logpath = argv[i];
+		} else if (cmd_opt_is(&g, "--verify")) {
+			vpath = g.arg;
 		} else {
-			fprintf(stderr, "p2pmap: %s\n", NCCL_USAGE);
-			ret = EXIT_USAGE;
+			ret = cmd_getopt_refuse(&g);
 			goto out;
 		}
 	}
-	if (!logpath) {
+	if (i < 0 || g.npos > 1) {
+		ret = i < 0 ? EXIT_USAGE : cmd_getopt_extra(&g, g.pos[1]);
+		goto out;
+	}
+	/* LOG "-" is standard input; "-- -LOG" a file named so. */
+	if (!g.npos) {
 		fprintf(stderr, "p2pmap: %s\n", NCCL_USAGE);
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	logpath = g.pos[0];
 	err = vpath ? verify_output_read(vpath, vs, why, sizeof(why)) : 0;
 	if (err) {
 		fprintf(stderr, "p2pmap: nccl-check: %s: %s\n", vpath, why);

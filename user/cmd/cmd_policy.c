@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "cmd_table.h"
+#include "cmd_getopt.h"
 #include "format.h"
 #include "format_json.h"
 #include "policy.h"
@@ -36,29 +36,16 @@ static const char **req_field(struct policy_req *req, enum policy_list which)
 	return &req->numa_nodes;
 }
 
-/* "--opt VALUE" or "--opt=VALUE"; 1 when argv[*i] is none of set_opts. */
-static int parse_set_opt(int argc, char **argv, int *i, struct policy_req *req)
+/* policy set's list option @opt: 1 when it is none of set_opts. */
+static int set_list(struct policy_req *req, const char *opt,
+		    const char *value)
 {
 	char err[P2PMAP_POLICY_LEN + 64];
-	const char *value;
-	size_t k, len;
+	size_t k;
 
 	for (k = 0; k < sizeof(set_opts) / sizeof(set_opts[0]); k++) {
-		len = strlen(set_opts[k].opt);
-		if (strncmp(argv[*i], set_opts[k].opt, len))
+		if (strcmp(opt, set_opts[k].opt))
 			continue;
-		if (argv[*i][len] == '=') {
-			value = argv[*i] + len + 1;
-		} else if (!argv[*i][len]) {
-			if (*i + 1 == argc) {
-				fprintf(stderr, "p2pmap: %s needs a list (\"\" clears it)\n",
-					set_opts[k].opt);
-				return -1;
-			}
-			value = argv[++*i];
-		} else {
-			continue;
-		}
 		if (!opt_no_check &&
 		    policy_list_check(set_opts[k].which, value, err,
 				      sizeof(err))) {
@@ -92,36 +79,40 @@ int cmd_policy(int argc, char **argv)
 	struct policy_req req = { 0 };
 	struct p2pmap_nl nl;
 	bool set = false, json = false, force = false, dry_run = false, go;
-	int i = 1, ret;
+	const char *sub = "show";
+	struct cmd_getopt g;
+	int ret;
 
-	if (argc > 1 && !strcmp(argv[1], "show")) {
-		i = 2;
-	} else if (argc > 1 && !strcmp(argv[1], "set")) {
-		set = true;
-		i = 2;
+	if (argc > 1 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "set"))) {
+		set = !strcmp(argv[1], "set");
+		sub = argv[1];
+		argc--;
+		argv++;
 	}
-	for (; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	cmd_getopt_init(&g, "policy", sub, argc, argv);
+	while ((ret = cmd_getopt_next(&g)) > 0) {
+		if (cmd_opt_is(&g, "--json")) {
 			json = true;
 			continue;
 		}
-		if (set && !strcmp(argv[i], "--force")) {
+		if (set && cmd_opt_is(&g, "--force")) {
 			force = true;
 			continue;
 		}
-		if (set && !strcmp(argv[i], "--dry-run")) {
+		if (set && cmd_opt_is(&g, "--dry-run")) {
 			dry_run = true;
 			continue;
 		}
-		ret = set ? parse_set_opt(argc, argv, &i, &req) : 1;
+		ret = set ? set_list(&req, g.opt->name, g.arg) : 1;
 		if (ret < 0)
 			return EXIT_USAGE;
-		if (ret > 0) {
-			fprintf(stderr, "p2pmap: unknown argument \"%s\"; %s\n",
-				argv[i], POLICY_USAGE);
-			return EXIT_USAGE;
-		}
+		if (ret > 0)
+			return cmd_getopt_refuse(&g);
 	}
+	if (ret < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
 	if (set && !req.drivers && !req.vendors && !req.classes &&
 	    !req.numa_nodes) {
 		fprintf(stderr, "p2pmap: policy set: nothing to set; %s\n",

@@ -4,9 +4,9 @@
  * then the per-direction matrix, the faulting pairs and a verdict.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "dev.h"
 #include "format.h"
 #include "format_json.h"
@@ -14,7 +14,7 @@
 #include "link.h"
 #include "snapshot.h"
 
-int cmd_status(int argc, char **argv)
+int status_show(bool json)
 {
 	struct p2pmap_link_list links = { 0 };
 	struct p2pmap_dev_list devs = { 0 };
@@ -22,16 +22,8 @@ int cmd_status(int argc, char **argv)
 	struct p2pmap_info info;
 	struct p2pmap_nl nl;
 	const char *op;
-	bool json = false;
-	int ret = EXIT_OK, i;
+	int ret = EXIT_OK;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json")) {
-			fprintf(stderr, "p2pmap: usage: p2pmap status [--json]\n");
-			return EXIT_USAGE;
-		}
-		json = true;
-	}
 	if (pnl_open_required(&nl))
 		return cmd_exit_nl(&nl);
 
@@ -60,4 +52,23 @@ int cmd_status(int argc, char **argv)
 	link_list_free(&links);
 	pnl_close(&nl);
 	return ret;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct cmd_getopt g;
+	bool json = false;
+	int r;
+
+	cmd_getopt_init(&g, "status", NULL, argc, argv);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		if (!cmd_opt_is(&g, "--json"))
+			return cmd_getopt_refuse(&g);
+		json = true;
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
+	return status_show(json);
 }

@@ -166,6 +166,20 @@ const struct cmd_entry cmd_table[] = {
 
 const size_t cmd_table_len = sizeof(cmd_table) / sizeof(cmd_table[0]);
 
+#define HELP_JSON	"JSON output (as the command's own --json)"
+#define HELP_HELP	"this text; \"p2pmap help COMMAND\" or \"p2pmap COMMAND --help\"\n" \
+			"              for one command"
+
+const struct cmd_option cmd_global_options[] = {
+	{ "-j", NULL, HELP_JSON },
+	{ "--json", NULL, HELP_JSON },
+	{ "--version", NULL, "the CLI's version and the loaded module's" },
+	{ "-h", NULL, HELP_HELP },
+	{ "--help", NULL, HELP_HELP },
+	{ "--no-check", NULL, NULL },
+	{ NULL }
+};
+
 const struct cmd_entry *cmd_find(const char *name)
 {
 	size_t i;

@@ -30,6 +30,12 @@ struct cmd_entry {
 
 extern const struct cmd_entry cmd_table[];
 extern const size_t cmd_table_len;
+/*
+ * The options before the command (main.c).  A short one followed by a
+ * long one with the same help is one option ("-j, --json"); no help: not
+ * shown (--no-check, for tests).
+ */
+extern const struct cmd_option cmd_global_options[];
 
 /* The command called @name, or NULL. */
 const struct cmd_entry *cmd_find(const char *name);

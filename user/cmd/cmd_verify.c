@@ -20,6 +20,7 @@
 #include "cache_record.h"
 #include "caches.h"
 #include "cmd.h"
+#include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "cuda_errors.h"
 #include "isolate.h"
@@ -28,8 +29,6 @@
 #include "verify.h"
 #include "verify_faults.h"
 #include "verify_paths.h"
-
-#define VERIFY_USAGE	cmd_usage("verify", NULL)
 
 /* "0,1,3": CUDA indices, distinct. */
 /* "GPU-" and 32 hex digits in nvidia-smi's 8-4-4-4-12 groups. */
@@ -216,53 +215,65 @@ static int json_failure(int code)
 
 static int parse_args(int argc, char **argv, struct verify_opts *o)
 {
-	int i;
+	struct cmd_getopt g;
+	const char *a;
+	int r;
 
 	memset(o, 0, sizeof(*o));
 	o->size = VERIFY_SIZE_DEFAULT;
 	o->timeout = VERIFY_TIMEOUT_DEFAULT;
 	o->paths = (1u << VERIFY_NR_PATHS) - 1;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	cmd_getopt_init(&g, "verify", NULL, argc, argv);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		a = g.arg;
+		if (cmd_opt_is(&g, "--json")) {
 			o->json = true;
-		} else if (!strcmp(argv[i], "--vllm-cache")) {
+		} else if (cmd_opt_is(&g, "--vllm-cache")) {
 			o->vllm = true;
-		} else if (!strcmp(argv[i], "--sglang-cache")) {
+		} else if (cmd_opt_is(&g, "--sglang-cache")) {
 			o->sglang = true;
-		} else if (!strcmp(argv[i], "--bandwidth")) {
+		} else if (cmd_opt_is(&g, "--bandwidth")) {
 			o->bandwidth = true;
-		} else if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
-			if (parse_devices(argv[++i], o->spec, &o->nspec) ||
+		} else if (cmd_opt_is(&g, "--devices")) {
+			if (parse_devices(a, o->spec, &o->nspec) ||
 			    o->nspec < 2) {
 				verr("p2pmap: invalid --devices \"%s\" (two or more CUDA ordinals, PCI addresses or GPU UUIDs, e.g. 0,1)\n",
-					argv[i]);
+					a);
 				return -1;
 			}
-		} else if (!strcmp(argv[i], "--paths") && i + 1 < argc) {
-			if (parse_paths(argv[++i], &o->paths)) {
+		} else if (cmd_opt_is(&g, "--paths")) {
+			if (parse_paths(a, &o->paths)) {
 				verr("p2pmap: invalid --paths \"%s\" (all, or copy, sm, ipc, cumem, comma-separated, each once)\n",
-					argv[i]);
+					a);
 				return -1;
 			}
-		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
-			if (parse_size(argv[++i], &o->size)) {
+		} else if (cmd_opt_is(&g, "--size")) {
+			if (parse_size(a, &o->size)) {
 				verr("p2pmap: invalid --size \"%s\" (1 byte to 1G; suffixes K, M, G)\n",
-					argv[i]);
+					a);
 				return -1;
 			}
-		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-			if (parse_timeout(argv[++i], &o->timeout)) {
+		} else if (cmd_opt_is(&g, "--timeout")) {
+			if (parse_timeout(a, &o->timeout)) {
 				verr("p2pmap: invalid --timeout \"%s\" (1 to 3600 seconds)\n",
-					argv[i]);
+					a);
 				return -1;
 			}
 		} else {
-			verr("p2pmap: unknown argument \"%s\"; %s\n",
-				argv[i], VERIFY_USAGE);
-			return -1;
+			cmd_getopt_refuse(&g);
+			r = -1;
+			break;
 		}
 	}
-	return 0;
+	if (!r && g.npos) {
+		cmd_getopt_extra(&g, g.pos[0]);
+		r = -1;
+	}
+	if (!r)
+		return 0;
+	/* The parser's message, for --json's document too. */
+	snprintf(verify_error, sizeof(verify_error), "%s", g.error);
+	return -1;
 }
 
 /* The children: everything CUDA happens there. */
@@ -735,13 +746,13 @@ int cmd_verify(int argc, char **argv)
 	struct verify_gpu all[VERIFY_MAX_GPUS], sel[VERIFY_MAX_GPUS];
 	struct verify_opts o;
 	int count = 0, n;
+	bool json = false;
 
-	if (parse_args(argc, argv, &o)) {
-		for (n = 1; n < argc; n++)
-			if (!strcmp(argv[n], "--json"))
-				return json_failure(EXIT_USAGE);
-		return EXIT_USAGE;
-	}
+	/* Before parsing, which reorders argv: a usage error in JSON too. */
+	for (n = 1; n < argc && strcmp(argv[n], "--"); n++)
+		json |= !strcmp(argv[n], "--json");
+	if (parse_args(argc, argv, &o))
+		return json ? json_failure(EXIT_USAGE) : EXIT_USAGE;
 	n = select_gpus(&o, all, &count, sel);
 	if (n < 0)
 		return o.json ? json_failure(-n) : -n;

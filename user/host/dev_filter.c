@@ -42,29 +42,26 @@ static int parse_ids(struct dev_filter *f, const char *s)
 	return f->has_vendor || f->has_device ? 0 : -1;
 }
 
-int dev_filter_arg(struct dev_filter *f, int argc, char **argv, int *i,
+int dev_filter_opt(struct dev_filter *f, const char *opt, const char *arg,
 		   const char *cmd)
 {
-	const char *a = argv[*i];
-
-	if (!strcmp(a, "--gpus")) {
+	if (!strcmp(opt, "--gpus")) {
 		f->gpus = true;
 		return 1;
 	}
-	if (strcmp(a, "--driver") && strcmp(a, "-d"))
+	if (strcmp(opt, "--driver") && strcmp(opt, "-d"))
 		return 0;
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "p2pmap: %s: %s needs a value\n", cmd, a);
+	if (!arg) {
+		fprintf(stderr, "p2pmap: %s: %s needs a value\n", cmd, opt);
 		return -1;
 	}
-	(*i)++;
-	if (!strcmp(a, "--driver")) {
-		f->driver = argv[*i];
+	if (!strcmp(opt, "--driver")) {
+		f->driver = arg;
 		return 1;
 	}
-	if (parse_ids(f, argv[*i])) {
+	if (parse_ids(f, arg)) {
 		fprintf(stderr, "p2pmap: %s: -d takes VENDOR[:DEVICE] in hex, as lspci -d (10de, 10de:2330, :2330), not \"%s\"\n",
-			cmd, argv[*i]);
+			cmd, arg);
 		return -1;
 	}
 	return 1;

@@ -18,10 +18,10 @@ struct dev_filter {
 };
 
 /*
- * argv[*i] a filter option?  1: taken (with its value, *i moved on), 0: not
- * a filter option, -1: a bad value (said on stderr, naming @cmd).
+ * Option @opt (with @arg, NULL for none) a filter option?  1: taken, 0: not
+ * a filter option, -1: a bad or missing value (said on stderr, naming @cmd).
  */
-int dev_filter_arg(struct dev_filter *f, int argc, char **argv, int *i,
+int dev_filter_opt(struct dev_filter *f, const char *opt, const char *arg,
 		   const char *cmd);
 
 /* @device_class: the 16-bit base class and subclass (lspci's "0302"). */
