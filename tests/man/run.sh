@@ -90,6 +90,14 @@ tap $? "each command page names its command and only its forms${bad:+ (not:$bad)
 tap $? "each command page's SEE ALSO names p2pmap(8)${noback:+ (not:$noback)}"
 [ -z "$unseen" ]
 tap $? "p2pmap.8's SEE ALSO names every other page${unseen:+ (not:$unseen)}"
+# "p2pmap help CMD" ends naming that page.
+bad=
+for c in $cmds; do
+	p=$(page_of "$c")
+	[ "$("$p2pmap" help "$c" | tail -1)" = "See ${p%.8}(8)." ] || bad="$bad $c"
+done
+[ -z "$bad" ]
+tap $? "p2pmap help CMD ends naming CMD's page${bad:+ (not:$bad)}"
 
 # Every --option the commands parse, in the man page and the completion.
 opts=$(cat "$top"/user/main.c "$top"/user/cmd/cmd_*.c |
