@@ -14,8 +14,13 @@ if ! command -v man >/dev/null || ! command -v groff >/dev/null; then
 	apt-get install -y -qq man-db groff-base >/dev/null 2>&1
 fi
 
-for page in p2pmap.8 p2pmap.4; do
-	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$top/man/$page" \
+# Every page: p2pmap.8 (the overview), p2pmap-CMD.8 (one a command), p2pmap.4.
+# P2PMAP_MAN_DIR: another set of pages (to show a test fails on broken ones).
+man=${P2PMAP_MAN_DIR:-$top/man}
+pages=$(cd "$man" && ls *.[1-8])
+cmdpages=$(cd "$man" && ls p2pmap-*.8 2>/dev/null)
+for page in $pages; do
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$man/$page" \
 		>"$tmp/$page.txt" 2>"$tmp/$page.err"
 	rc=$?
 	[ $rc = 0 ] && [ ! -s "$tmp/$page.err" ] && [ -s "$tmp/$page.txt" ]
@@ -31,18 +36,68 @@ p2pmap=${P2PMAP_CLI_BIN:-$top/user/p2pmap}
 cmds=$(awk -F'\t' '$1 == "command" { print $2 }' "$tmp/table")
 [ -n "$cmds" ]
 tap $? "p2pmap help --table lists the commands"
-missing=
+
+# sect PAGE NAME: the lines of section NAME of man page PAGE.
+sect() { awk -v s=".SH $2" '$0 == s { on = 1; next } /^\.SH / { on = 0 } on' "$man/$1"; }
+# page_of CMD: the page that documents CMD (help stays in p2pmap.8).
+esc() { local s=$1; echo "${s//-/\\-}"; }	# "-" as groff's "\-"
+page_of() { [ -f "$man/p2pmap-$1.8" ] && echo "p2pmap-$1.8" || echo p2pmap.8; }
+# A command's page, or its full entry (a synopsis) in p2pmap.8; p2pmap.8's
+# COMMANDS names each page.
+python3 "$top/tests/man/man_options.py" --synopsis "$man/p2pmap.8" >"$tmp/main.synopsis"
+sect p2pmap.8 COMMANDS >"$tmp/main.commands"
+sect p2pmap.8 "SEE ALSO" | sed 's/,$//' >"$tmp/main.seealso"
+missing= unlisted=
 for c in $cmds; do
-	grep -q "^\(\.B\|\.BR\|\\\\fB\)[ ]*\"\?$c\b" "$top/man/p2pmap.8" ||
-		grep -qF "\\fB${c//-/\\-}\\fR" "$top/man/p2pmap.8" ||
-		missing="$missing $c"
+	if [ -f "$man/p2pmap-$c.8" ]; then
+		grep -qxF ".BR $(esc "p2pmap-$c") (8)" "$tmp/main.commands" ||
+			unlisted="$unlisted $c"
+	else
+		grep -q "^$c\b" "$tmp/main.synopsis" || missing="$missing $c"
+	fi
 done
 [ -z "$missing" ]
-tap $? "every subcommand is in p2pmap.8${missing:+ (missing:$missing)}"
+tap $? "every command has its page, or its entry in p2pmap.8${missing:+ (neither:$missing)}"
+[ -z "$unlisted" ]
+tap $? "p2pmap.8's COMMANDS names every command's page${unlisted:+ (not:$unlisted)}"
 for c in "link auto" "config save" "config show" "policy set" "faults reset"; do
-	grep -q "fB$c\\\\fR\|^\.BR \"$c\"" "$top/man/p2pmap.8"
-	tap $? "p2pmap.8 documents $c"
+	p=$(page_of "${c%% *}")
+	grep -q "fB$c\\\\fR\|^\.BR \"$c\"" "$man/$p"
+	tap $? "$p documents $c"
 done
+# Each command page: named for its command, no other command's forms, and
+# back to p2pmap.8; p2pmap.8's SEE ALSO names every other page.
+bad= noback= unseen=
+for p in $cmdpages; do
+	c=${p#p2pmap-}; c=${c%.8}
+	grep -qx -- "$c" <<<"$cmds" || bad="$bad $p:not-in-the-table"
+	sect "$p" NAME >"$tmp/name.$c"
+	grep -qF "$(esc "p2pmap-$c") \\- " "$tmp/name.$c" || bad="$bad $p:NAME"
+	python3 "$top/tests/man/man_options.py" --synopsis "$man/$p" >"$tmp/synopsis.$c"
+	[ -s "$tmp/synopsis.$c" ] || bad="$bad $p:SYNOPSIS"
+	grep -qv "^$c\b" "$tmp/synopsis.$c" && bad="$bad $p:SYNOPSIS"
+	sect "$p" "SEE ALSO" >"$tmp/seealso.$c"
+	grep -q '^\.BR p2pmap (8)' "$tmp/seealso.$c" || noback="$noback $p"
+done
+for p in $pages; do
+	[ "$p" = p2pmap.8 ] && continue
+	grep -qxF ".BR $(esc "${p%.*}") (${p##*.})" "$tmp/main.seealso" ||
+		unseen="$unseen $p"
+done
+[ -z "$bad" ]
+tap $? "each command page names its command and only its forms${bad:+ (not:$bad)}"
+[ -z "$noback" ]
+tap $? "each command page's SEE ALSO names p2pmap(8)${noback:+ (not:$noback)}"
+[ -z "$unseen" ]
+tap $? "p2pmap.8's SEE ALSO names every other page${unseen:+ (not:$unseen)}"
+# "p2pmap help CMD" ends naming that page.
+bad=
+for c in $cmds; do
+	p=$(page_of "$c")
+	[ "$("$p2pmap" help "$c" | tail -1)" = "See ${p%.8}(8)." ] || bad="$bad $c"
+done
+[ -z "$bad" ]
+tap $? "p2pmap help CMD ends naming CMD's page${bad:+ (not:$bad)}"
 
 # Every --option the commands parse, in the man page and the completion.
 opts=$(cat "$top"/user/main.c "$top"/user/cmd/cmd_*.c |
@@ -50,12 +105,12 @@ opts=$(cat "$top"/user/main.c "$top"/user/cmd/cmd_*.c |
        grep -o '"--[a-z][a-z-]*' | tr -d '"' | sort -u)
 missing= missing_c=
 for o in $opts; do
-	grep -qF -- "${o//-/\\-}" "$top/man/p2pmap.8" || missing="$missing $o"
+	grep -qF -- "$(esc "$o")" "$man"/p2pmap*.8 || missing="$missing $o"
 	case $o in --version|--help|--no-check) continue ;; esac
 	grep -qF -- "$o" "$top/completion/p2pmap.bash" || missing_c="$missing_c $o"
 done
 [ -z "$missing" ]
-tap $? "every option is in p2pmap.8${missing:+ (missing:$missing)}"
+tap $? "every option is in the man pages${missing:+ (missing:$missing)}"
 [ -z "$missing_c" ]
 tap $? "every option is in the completion${missing_c:+ (missing:$missing_c)}"
 
@@ -159,7 +214,9 @@ tap $? "completion registers itself for p2pmap"
 # more and no fewer.  The usage text has drifted before (env's nfd and
 # --output were missing from "p2pmap help env").
 awk -F'\t' '$1 == "option" { print $2, $3 }' "$tmp/table" | sort -u >"$tmp/table.opts"
-python3 "$top/tests/man/man_options.py" "$top/man/p2pmap.8" | sort -u >"$tmp/man.opts"
+for p in p2pmap.8 $cmdpages; do
+	python3 "$top/tests/man/man_options.py" "$man/$p"
+done | sort -u >"$tmp/man.opts"
 for c in $cmds; do
 	subs=$(awk -F'\t' -v c="$c" '$1 == "subcommand" && $2 == c { print $3 }' "$tmp/table")
 	for s in "" $subs; do
@@ -168,7 +225,7 @@ for c in $cmds; do
 	done
 done | sort -u >"$tmp/completion.opts"
 [ -s "$tmp/table.opts" ] && [ -s "$tmp/man.opts" ] && [ -s "$tmp/completion.opts" ]
-tap $? "the table's, p2pmap.8's and the completion's options per command are read"
+tap $? "the table's, the pages' and the completion's options per command are read"
 same_opts() {	# same_opts NAME FILE: TAP lines, FILE against the table
 	local lacks extra
 	lacks=$(comm -23 "$tmp/table.opts" "$2" | paste -sd, -)
@@ -178,12 +235,24 @@ same_opts() {	# same_opts NAME FILE: TAP lines, FILE against the table
 	[ -z "$extra" ]
 	tap $? "$1 gives no command an option the table lacks${extra:+ (extra: $extra)}"
 }
-same_opts p2pmap.8 "$tmp/man.opts"
+same_opts "its page's synopsis" "$tmp/man.opts"
+# ... and each is described in its page's OPTIONS (help's, in p2pmap.8's
+# COMMANDS, checked above).
+missing=
+while IFS=$'\t' read -r kind c o arg; do
+	[ "$kind" = option ] && [ -f "$man/p2pmap-$c.8" ] || continue
+	python3 "$top/tests/man/man_options.py" --options "$man/p2pmap-$c.8" \
+		>"$tmp/options.$c"
+	grep -qxF -- "$o" "$tmp/options.$c" || missing="$missing $c:$o"
+done <"$tmp/table"
+[ -z "$missing" ]
+tap $? "each option of the table is in its command page's OPTIONS${missing:+ (missing:$missing)}"
 same_opts "the completion" "$tmp/completion.opts"
 # An option's argument as the table names it ("--format shell|systemd|nfd")
-# in its command's synopsis in p2pmap.8; fixed values offered by the
-# completion.
-python3 "$top/tests/man/man_options.py" --synopsis "$top/man/p2pmap.8" >"$tmp/synopsis"
+# in its command's synopsis; fixed values offered by the completion.
+for p in p2pmap.8 $cmdpages; do
+	python3 "$top/tests/man/man_options.py" --synopsis "$man/$p"
+done >"$tmp/synopsis"
 bad= bad_c=
 while IFS=$'\t' read -r kind c o arg; do
 	[ "$kind" = option ] && [ "$arg" != - ] || continue
@@ -199,18 +268,21 @@ while IFS=$'\t' read -r kind c o arg; do
 	done
 done <"$tmp/table"
 [ -z "$bad" ]
-tap $? "p2pmap.8 names each option's argument as the table does${bad:+ (not:$bad)}"
+tap $? "the pages name each option's argument as the table does${bad:+ (not:$bad)}"
 [ -z "$bad_c" ]
 tap $? "the completion offers each option's fixed values${bad_c:+ (not:$bad_c)}"
 
-# Anywhere in p2pmap.8: a long option is a command's or a global one.
+# Anywhere in p2pmap.8 and the command pages: a long option is a command's
+# or a global one.
 extra=
-for o in $(python3 "$top/tests/man/man_options.py" --all "$top/man/p2pmap.8"); do
+for o in $(for p in p2pmap.8 $cmdpages; do
+		python3 "$top/tests/man/man_options.py" --all "$man/$p"
+	   done | sort -u); do
 	case $o in --json|--help|--version|--no-check|--opt) continue ;; esac
 	grep -q " $o\$" "$tmp/table.opts" || extra="$extra $o"
 done
 [ -z "$extra" ]
-tap $? "p2pmap.8 names no long option the table lacks${extra:+ (extra:$extra)}"
+tap $? "the pages name no long option the table lacks${extra:+ (extra:$extra)}"
 
 # Once as a user types it, in a terminal (tmux): TAB after "0000:4".
 if command -v tmux >/dev/null; then

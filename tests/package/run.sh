@@ -72,10 +72,14 @@ done
 out=$(/usr/sbin/p2pmap --version 2>&1 | head -1)
 [ "$out" = "p2pmap $version" ]
 tap $? "/usr/sbin/p2pmap from the package says 'p2pmap $version' ($out)"
-[ -f /usr/share/man/man8/p2pmap.8.gz ] && [ -f /usr/share/man/man4/p2pmap.4.gz ] &&
-	[ -f /usr/share/bash-completion/completions/p2pmap ] &&
+missing=
+for m in "$top"/man/*.[1-8]; do
+	m=${m##*/}
+	[ -f "/usr/share/man/man${m##*.}/$m.gz" ] || missing+=" $m"
+done
+[ -z "$missing" ] && [ -f /usr/share/bash-completion/completions/p2pmap ] &&
 	[ -f /usr/share/doc/p2pmap/JSON.md.gz ] && [ -f /usr/share/doc/p2pmap/METRICS.md ]
-tap $? "man pages, completion, JSON.md and METRICS.md installed"
+tap $? "man pages, completion, JSON.md and METRICS.md installed${missing:+ (missing man pages:$missing)}"
 promtool check rules /usr/share/p2pmap/prometheus/p2pmap.rules.yml >/dev/null 2>&1 &&
 	python3 -c 'import json; json.load(open("/usr/share/p2pmap/grafana/p2pmap.json"))'
 tap $? "the alerting rules (promtool check rules clean) and the Grafana dashboard installed in /usr/share/p2pmap"

@@ -60,9 +60,8 @@ void cmd_help_command(FILE *f, const struct cmd_entry *c)
 	fprintf(f, "\n%s.\n", c->summary);
 	if (c->details)
 		fprintf(f, "%s\n", c->details);
-	if (!c->options[0].name)
-		return;
-	fprintf(f, "\nOptions:\n");
+	if (c->options[0].name)
+		fprintf(f, "\nOptions:\n");
 	for (o = c->options; o->name; o++) {
 		snprintf(word, sizeof(word), "%s%s%s", o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
@@ -72,6 +71,11 @@ void cmd_help_command(FILE *f, const struct cmd_entry *c)
 		else
 			fprintf(f, "  %-24s %s\n", word, o->help);
 	}
+	/* Its man page: p2pmap-NAME(8); help is in p2pmap(8) itself. */
+	if (strcmp(c->name, "help"))
+		fprintf(f, "\nSee p2pmap-%s(8).\n", c->name);
+	else
+		fprintf(f, "\nSee p2pmap(8).\n");
 }
 
 /*

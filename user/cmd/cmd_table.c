@@ -2,7 +2,7 @@
 /*
  * The commands, their forms and options (cmd_table.h).  An option added to
  * a command's parser belongs here too; tests/man/run.sh then asks for it in
- * p2pmap(8) and in completion/p2pmap.bash.
+ * the command's page, man/p2pmap-NAME.8, and in completion/p2pmap.bash.
  */
 #include <string.h>
 
