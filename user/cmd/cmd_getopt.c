@@ -236,6 +236,26 @@ int cmd_getopt_refuse(struct cmd_getopt *g)
 	return EXIT_USAGE;
 }
 
+int cmd_getopt_json_only(const char *cmd, const char *sub, int argc,
+			 char **argv, bool *json)
+{
+	struct cmd_getopt g;
+	int r;
+
+	*json = false;
+	cmd_getopt_init(&g, cmd, sub, argc, argv);
+	while ((r = cmd_getopt_next(&g)) > 0) {
+		if (!cmd_opt_is(&g, "--json"))
+			return cmd_getopt_refuse(&g);
+		*json = true;
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	if (g.npos)
+		return cmd_getopt_extra(&g, g.pos[0]);
+	return 0;
+}
+
 int cmd_getopt_extra(struct cmd_getopt *g, const char *arg)
 {
 	say(g, "unexpected argument \"%s\"", arg);

@@ -71,6 +71,12 @@ bool cmd_opt_is(const struct cmd_getopt *g, const char *name);
  * table's "link auto: ..."): said, with the usage line.  EXIT_USAGE.
  */
 int cmd_getopt_refuse(struct cmd_getopt *g);
+/*
+ * A command whose one option is --json and which takes no argument
+ * (status, link show, info): 0 with *@json set, or EXIT_USAGE, said.
+ */
+int cmd_getopt_json_only(const char *cmd, const char *sub, int argc,
+			 char **argv, bool *json);
 /* An argument the command does not take: said, EXIT_USAGE. */
 int cmd_getopt_extra(struct cmd_getopt *g, const char *arg);
 

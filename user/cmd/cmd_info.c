@@ -12,21 +12,12 @@ int cmd_info(int argc, char **argv)
 {
 	struct p2pmap_info info;
 	struct p2pmap_nl nl;
-	struct cmd_getopt g;
-	bool json = false;
+	bool json;
 	int ret;
 
-	cmd_getopt_init(&g, "info", NULL, argc, argv);
-	while ((ret = cmd_getopt_next(&g)) > 0) {
-		if (!cmd_opt_is(&g, "--json"))
-			return cmd_getopt_refuse(&g);
-		json = true;
-	}
-	if (ret < 0)
-		return EXIT_USAGE;
-	if (g.npos)
-		return cmd_getopt_extra(&g, g.pos[0]);
-	ret = EXIT_OK;
+	ret = cmd_getopt_json_only("info", NULL, argc, argv, &json);
+	if (ret)
+		return ret;
 	if (pnl_open_required(&nl))
 		return cmd_exit_nl(&nl);
 	if (info_get(&nl, &info)) {

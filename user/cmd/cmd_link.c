@@ -325,21 +325,10 @@ static int parse_auto_args(int argc, char **argv, struct auto_args *args)
 /* link show|list [--json]: status, by iproute2's habit. */
 static int link_show(int argc, char **argv)
 {
-	struct cmd_getopt g;
-	bool json = false;
-	int r;
+	bool json;
 
-	cmd_getopt_init(&g, "link", argv[0], argc, argv);
-	while ((r = cmd_getopt_next(&g)) > 0) {
-		if (!cmd_opt_is(&g, "--json"))
-			return cmd_getopt_refuse(&g);
-		json = true;
-	}
-	if (r < 0)
-		return EXIT_USAGE;
-	if (g.npos)
-		return cmd_getopt_extra(&g, g.pos[0]);
-	return status_show(json);
+	return cmd_getopt_json_only("link", argv[0], argc, argv, &json) ?:
+	       status_show(json);
 }
 
 static int link_auto_cmd(struct p2pmap_nl *nl, const struct auto_args *args)

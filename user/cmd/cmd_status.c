@@ -56,19 +56,8 @@ int status_show(bool json)
 
 int cmd_status(int argc, char **argv)
 {
-	struct cmd_getopt g;
-	bool json = false;
-	int r;
+	bool json;
 
-	cmd_getopt_init(&g, "status", NULL, argc, argv);
-	while ((r = cmd_getopt_next(&g)) > 0) {
-		if (!cmd_opt_is(&g, "--json"))
-			return cmd_getopt_refuse(&g);
-		json = true;
-	}
-	if (r < 0)
-		return EXIT_USAGE;
-	if (g.npos)
-		return cmd_getopt_extra(&g, g.pos[0]);
-	return status_show(json);
+	return cmd_getopt_json_only("status", NULL, argc, argv, &json) ?:
+	       status_show(json);
 }
