@@ -24,25 +24,7 @@ if [ -z "${P2PMAP_CLI_BIN:-}" ]; then
 	make -s -C "$top/user" p2pmap >"$tmp/build.log" 2>&1
 	tap $? "p2pmap builds"
 fi
-cat >"$tmp/nosock.c" <<'NOSOCK'
-#define _GNU_SOURCE
-#include <errno.h>
-#include <dlfcn.h>
-#include <sys/socket.h>
-int socket(int domain, int type, int protocol)
-{
-	static int (*real)(int, int, int);
-
-	if (domain == AF_NETLINK) {
-		errno = EACCES;
-		return -1;
-	}
-	if (!real)
-		real = (int (*)(int, int, int))dlsym(RTLD_NEXT, "socket");
-	return real(domain, type, protocol);
-}
-NOSOCK
-if ! cc -shared -fPIC -o "$tmp/nosock.so" "$tmp/nosock.c" -ldl 2>>"$tmp/build.log"; then
+if ! cc -shared -fPIC -o "$tmp/nosock.so" "$top/tests/cli/nosock.c" -ldl 2>>"$tmp/build.log"; then
 	tap_skip "the table against the parsers" "no C compiler for the netlink shim"
 	tap_done
 	exit

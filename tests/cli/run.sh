@@ -260,25 +260,7 @@ fi
 # Permission: a netlink socket refused (EACCES, as a security module or a
 # seccomp filter does it) is exit 5, module or not.  The kernel's EPERM for
 # a missing capability is checked in the guests (core.sh, iova.sh).
-cat >"$tmp/nosock.c" <<'NOSOCK'
-#define _GNU_SOURCE
-#include <errno.h>
-#include <dlfcn.h>
-#include <sys/socket.h>
-int socket(int domain, int type, int protocol)
-{
-	static int (*real)(int, int, int);
-
-	if (domain == AF_NETLINK) {
-		errno = EACCES;
-		return -1;
-	}
-	if (!real)
-		real = (int (*)(int, int, int))dlsym(RTLD_NEXT, "socket");
-	return real(domain, type, protocol);
-}
-NOSOCK
-if cc -shared -fPIC -o "$tmp/nosock.so" "$tmp/nosock.c" -ldl 2>>"$tmp/build.log"; then
+if cc -shared -fPIC -o "$tmp/nosock.so" "$top/tests/cli/nosock.c" -ldl 2>>"$tmp/build.log"; then
 	bad=
 	for args in status "link add 0000:01:00.0 0000:41:00.0" "policy set --numa 0" \
 		    "faults reset" check "monitor --timeout 1"; do
