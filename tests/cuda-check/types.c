@@ -36,6 +36,7 @@ _Static_assert(CUDA_ERR_PEER_ACCESS_ALREADY_ENABLED ==
 	       "PEER_ACCESS_ALREADY_ENABLED");
 _Static_assert(sizeof(CUresult) == sizeof(int), "CUresult is an int");
 /* The flags and enum values the paths pass (verify_paths.c). */
+_Static_assert(CUDA_ERR_NOT_READY == CUDA_ERROR_NOT_READY, "NOT_READY");
 _Static_assert(CUDA_ERR_ILLEGAL_ADDRESS == CUDA_ERROR_ILLEGAL_ADDRESS,
 	       "ILLEGAL_ADDRESS");
 _Static_assert(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS_ ==

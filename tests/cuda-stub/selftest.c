@@ -83,6 +83,75 @@ static void clock_checks(const struct cuda_api *api, CUcontext c0)
 	check(us >= 2000, "... and the synchronize waited for the 2 ms gate", (int)us);
 }
 
+/* @p's first word, read back through the host. */
+static unsigned int word(const struct cuda_api *api, CUdeviceptr p)
+{
+	unsigned int w = 0;
+
+	api->MemcpyDtoH(&w, p, sizeof(w));
+	return w;
+}
+
+/*
+ * Memory changes when the GPU gets there (stub.c, "What a GPU does to
+ * memory"): a pageable cuMemcpyHtoD's data land after it returns, a copy
+ * behind a gate has not happened before the gate opens.
+ */
+static void work_checks(const struct cuda_api *api, CUcontext c0)
+{
+	unsigned long long ns = 100000000;
+	void *params[] = { &ns };
+	unsigned int one = 1, two = 2, got = 0;
+	CUdeviceptr a, b;
+	CUcontext c1;
+	CUstream s;
+	CUmodule mod;
+	CUfunction spin;
+	int i, old = 0;
+
+	api->DevicePrimaryCtxRetain(&c1, 1);
+	api->CtxSetCurrent(c1);
+	api->MemAlloc(&b, 4096);
+	api->CtxSetCurrent(c0);
+	api->MemAlloc(&a, 4096);
+	api->CtxEnablePeerAccess(c1, 0);
+	api->StreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	/* Ten tries: a host descheduled for 14 us sees the data landed. */
+	for (i = 0; i < 10 && !old; i++) {
+		api->MemcpyHtoD(a, i & 1 ? &one : &two, sizeof(one));
+		api->MemcpyPeerAsync(b, c1, a, c0, sizeof(one), s);
+		api->StreamSynchronize(s);
+		api->CtxSetCurrent(c1);
+		got = word(api, b);
+		api->CtxSetCurrent(c0);
+		old = got != (i & 1 ? one : two);
+	}
+	check(old, "a pageable cuMemcpyHtoD returns before its data land: a non-blocking stream's copy issued at once reads the old data", got);
+	api->MemcpyHtoD(a, &two, sizeof(two));
+	api->CtxSynchronize();
+	api->MemcpyPeerAsync(b, c1, a, c0, sizeof(two), s);
+	api->StreamSynchronize(s);
+	api->CtxSetCurrent(c1);
+	got = word(api, b);
+	check(got == two, "... after cuCtxSynchronize it reads the new", got);
+	api->CtxSetCurrent(c0);
+	api->MemcpyHtoD(a, &one, sizeof(one));
+	api->CtxSynchronize();
+	api->ModuleLoadData(&mod, ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry p2pmap_spin(\n)\n{\n}\n");
+	api->ModuleGetFunction(&spin, mod, "p2pmap_spin");
+	api->LaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, s, params, NULL);
+	api->MemcpyPeerAsync(b, c1, a, c0, sizeof(one), s);
+	api->CtxSetCurrent(c1);
+	got = word(api, b);
+	check(got == two, "a copy queued behind a 100 ms gate: its destination still holds the old data", got);
+	api->CtxSetCurrent(c0);
+	api->StreamSynchronize(s);
+	api->CtxSetCurrent(c1);
+	got = word(api, b);
+	check(got == one, "... and the new once the stream is synchronized", got);
+	api->CtxSetCurrent(c0);
+}
+
 int main(void)
 {
 	CUmemAllocationProp prop = { 0 };
@@ -129,6 +198,7 @@ int main(void)
 			CU_MEM_HANDLE_TYPE_POSIX_FD_, 0) == 801,
 	      "cuMemExportToShareableHandle: a handle type not asked for at creation, 801", r);
 	clock_checks(&api, ctx);
+	work_checks(&api, ctx);
 	/* Mapped, but no cuMemSetAccess: a kernel there is an illegal address. */
 	api.MemAddressReserve(&va, gran, 0, 0, 0);
 	api.MemMap(va, gran, 0, h, 0);

@@ -41,6 +41,8 @@
  *	  unload=crash|hang  unloading the library (dlclose, or exit())
  *	           crashes (SIGSEGV) or never returns, after its log line: a
  *	           driver whose teardown goes wrong once the work is done
+ *	  hostcall=US  every driver call costs the host US microseconds, not
+ *	           HOST_CALL_US (a loaded or slow host)
  *	  numa=N,N,...  each GPU's NUMA node, in list order (default all 0):
  *	           direct copies between nodes run at the cross-socket rate
  *	A rule may name a path after the operation, "A->B[:w|:r]@PATH":
@@ -100,6 +102,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -144,17 +147,27 @@ typedef unsigned long long CUdeviceptr;
 #define DIRECT_US	0.4
 #define STAGED_BPUS	38000.0
 #define STAGED_US	14.0
+/*
+ * A context's first staged copy sets up its staging buffers (pinned host
+ * memory): the stub's figure, no published one; nvbandwidth times nothing
+ * before its warm-up copies (WARMUP_COUNT, github.com/NVIDIA/nvbandwidth
+ * memcpy.cpp), nor should verify.
+ */
+#define FIRST_STAGED_US	2000.0
 
 struct CUctx_st {
 	int dev;			/* physical */
 	int retained;
 	int peer[MAX_DEVS];		/* peer access enabled to it */
+	double legacy_us;		/* its legacy stream's clock */
+	int staged_once;		/* its staging buffers are set up */
 };
 typedef struct CUctx_st *CUcontext;
 
 struct CUstream_st {
 	CUcontext ctx;			/* NULL: free slot */
 	int hung;			/* a copy on it never completes */
+	int blocking;			/* flags 0: waits on the legacy stream */
 	double clock_us;		/* when its last copy ends */
 };
 typedef struct CUstream_st *CUstream;
@@ -243,10 +256,32 @@ typedef struct {
 	unsigned int flags;
 } CUmemAccessDesc;
 
+/*
+ * What a GPU does to memory, done when its stream gets there: a copy or a
+ * kernel is queued with the time it starts, and done by the process's
+ * first driver call at or after that time (a synchronize waits for it).
+ * So memory read before the GPU got there holds the old data, and issuing
+ * a copy costs the host HOST_CALL_US whatever its size.  Harder than the
+ * driver in one way, on purpose: a process that issues work and then
+ * tells another process, without synchronizing, that it is done has its
+ * work not done at all until it next calls the driver.
+ */
+#define MAX_WORK	1024
+
+struct work {
+	double at_us;			/* when it starts */
+	unsigned long seq;		/* issue order: ties */
+	unsigned char *dst;
+	const unsigned char *src;	/* NULL: zeros (rule wrong) */
+	size_t size;
+	unsigned char *own;		/* a pageable source, staged */
+};
+
 static struct {
 	pthread_mutex_t lock;
 	int parsed, ndevs, initialized, init_result, jit_result, sticky;
 	int unload;			/* rule unload=: 1 crash, 2 hang */
+	double host_call_us;		/* rule hostcall=, else HOST_CALL_US */
 	char busid[MAX_DEVS][32];
 	int nvis, vis[MAX_DEVS];	/* ordinal -> physical */
 	int node[MAX_DEVS];		/* NUMA node, rule numa= */
@@ -260,6 +295,11 @@ static struct {
 	struct CUmod_st modules[MAX_MODULES];
 	struct CUfunc_st funcs[2 * MAX_MODULES];	/* copy, spin */
 	unsigned long peer_copies, staged, kernels;
+	struct work work[MAX_WORK];
+	int nwork;
+	unsigned long work_seq;
+	unsigned char *spare;		/* own_get() */
+	size_t spare_size;
 } st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __thread CUcontext current;
@@ -285,6 +325,10 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 	}
 	if (klen == 6 && !strncmp(key, "unload", 6)) {
 		st.unload = !strcmp(val, "crash") ? 1 : !strcmp(val, "hang") ? 2 : 0;
+		return;
+	}
+	if (klen == 8 && !strncmp(key, "hostcall", 8)) {
+		st.host_call_us = atof(val);
 		return;
 	}
 	if (klen == 4 && !strncmp(key, "numa", 4)) {
@@ -477,14 +521,120 @@ static void host_until(double t)
 		;
 }
 
-/* A stream operation issued now: when it starts. */
+/*
+ * A stream operation issued now: when it starts.  A blocking stream
+ * (flags 0) waits for its context's legacy stream too.
+ */
 static double stream_start(struct CUstream_st *s)
 {
 	double now = now_us();
 
 	if (s->clock_us < now)
 		s->clock_us = now;
+	if (s->blocking && s->clock_us < s->ctx->legacy_us)
+		s->clock_us = s->ctx->legacy_us;
 	return s->clock_us;
+}
+
+/*
+ * An operation on @ctx's legacy stream (cuMemcpyHtoD, cuMemcpyDtoH)
+ * issued now: when it starts, after the work of its blocking streams,
+ * not after a non-blocking stream's.
+ */
+static double legacy_start(struct CUctx_st *ctx)
+{
+	double t = now_us();
+	int i;
+
+	if (t < ctx->legacy_us)
+		t = ctx->legacy_us;
+	for (i = 0; i < MAX_STREAMS; i++)
+		if (st.streams[i].ctx == ctx && st.streams[i].blocking &&
+		    !st.streams[i].hung && t < st.streams[i].clock_us)
+			t = st.streams[i].clock_us;
+	return ctx->legacy_us = t;
+}
+
+#define WORK_ALL	1e300
+
+/*
+ * A staging buffer for a pageable copy's data, the last one kept: a fresh
+ * 4 MiB malloc for every copy is page faults the tests would wait on.
+ */
+static unsigned char *own_get(size_t size)
+{
+	unsigned char *p = st.spare;
+
+	if (p && st.spare_size >= size) {
+		st.spare = NULL;
+		return p;
+	}
+	return malloc(size ? size : 1);
+}
+
+static void own_put(unsigned char *p)
+{
+	if (!p)
+		return;
+	if (st.spare)
+		free(st.spare);
+	st.spare = p;
+	st.spare_size = malloc_usable_size(p);
+}
+
+/* The work that started by @t (WORK_ALL: all), in the order it started. */
+static void work_done(double t)
+{
+	struct work *w, *next;
+	int i;
+
+	for (;;) {
+		next = NULL;
+		for (i = 0; i < st.nwork; i++) {
+			w = &st.work[i];
+			if (w->at_us <= t &&
+			    (!next || w->at_us < next->at_us ||
+			     (w->at_us == next->at_us && w->seq < next->seq)))
+				next = w;
+		}
+		if (!next)
+			return;
+		if (next->src)
+			memmove(next->dst, next->src, next->size);
+		else
+			memset(next->dst, 0, next->size);
+		own_put(next->own);
+		*next = st.work[--st.nwork];
+	}
+}
+
+/* @size bytes from @src (NULL: zeros) into @dst, at @at. */
+static void work_add(double at, CUdeviceptr dst, const void *src, size_t size,
+		     unsigned char *own)
+{
+	if (st.nwork == MAX_WORK)	/* more than verify ever queues */
+		work_done(WORK_ALL);
+	st.work[st.nwork++] = (struct work){
+		.at_us = at, .seq = st.work_seq++,
+		.dst = (unsigned char *)(uintptr_t)dst, .src = src,
+		.size = size, .own = own,
+	};
+}
+
+/* The host brought up to date: the work started by now is done. */
+static CUresult synced(void)
+{
+	work_done(now_us());
+	return 0;
+}
+
+/* What a call costs the host: HOST_CALL_US, or rule hostcall=US. */
+static double host_call_us(void)
+{
+	pthread_mutex_lock(&st.lock);
+	parse();
+	pthread_mutex_unlock(&st.lock);
+	return st.host_call_us > 0 ? st.host_call_us : HOST_CALL_US;
 }
 
 /*
@@ -494,8 +644,9 @@ static double stream_start(struct CUstream_st *s)
 #define LOCKED(expr) do {						\
 	CUresult r_;							\
 									\
-	host_until(now_us() + HOST_CALL_US);				\
+	host_until(now_us() + host_call_us());				\
 	pthread_mutex_lock(&st.lock);					\
+	work_done(now_us());						\
 	r_ = st.sticky ? st.sticky : (expr);				\
 	pthread_mutex_unlock(&st.lock);					\
 	return r_;							\
@@ -732,6 +883,7 @@ static CUresult stream_create(CUstream *s, unsigned int flags)
 		return 2;
 	st.streams[i].ctx = current;
 	st.streams[i].hung = 0;
+	st.streams[i].blocking = !(flags & 1);	/* CU_STREAM_NON_BLOCKING */
 	st.streams[i].clock_us = 0;
 	*s = &st.streams[i];
 	return 0;
@@ -774,7 +926,7 @@ EXPORT CUresult cuStreamSynchronize(CUstream s)
 	while (hung)
 		pause();
 	host_until(until);
-	LOCKED(valid_stream(s) ? 0 : 400);
+	LOCKED(valid_stream(s) ? synced() : 400);
 }
 
 /* A memfd named after its device, so that an importer knows the GPU. */
@@ -867,6 +1019,7 @@ static CUresult mem_free(CUdeviceptr dptr)
 		return 201;
 	if (!a || (uintptr_t)a->p != dptr || a->kind != K_ALLOC)
 		return 1;
+	work_done(WORK_ALL);		/* cuMemFree waits for the device */
 	munmap(a->p, a->size);
 	close(a->fd);
 	memset(a, 0, sizeof(*a));
@@ -884,15 +1037,31 @@ static int reachable(const struct alloc *a, int dev)
 	return a->kind != K_CUMEM || (a->access & (1u << dev));
 }
 
+/*
+ * From pageable memory, as the driver documents it (CUDA Driver API,
+ * "API synchronization behavior"): the call returns once the data are in
+ * staging memory, and "the DMA to final destination may not have
+ * completed".  They land a staged copy's latency later, on the legacy
+ * stream: a non-blocking stream's work issued meanwhile reads the old data.
+ */
 static CUresult htod(CUdeviceptr dst, const void *src, size_t size)
 {
 	struct alloc *a = find(dst, size);
+	unsigned char *own;
+	double t;
 
 	if (!current)
 		return 201;
 	if (!a || a->dev != current->dev || !reachable(a, current->dev))
 		return 1;
-	memcpy((void *)(uintptr_t)dst, src, size);
+	own = own_get(size);
+	if (!own)
+		return 2;
+	memcpy(own, src, size);
+	t = legacy_start(current) + size / STAGED_BPUS;
+	host_until(t);			/* the host fills the staging memory */
+	current->legacy_us = t + STAGED_US;
+	work_add(current->legacy_us, dst, own, size, own);
 	return 0;
 }
 
@@ -909,7 +1078,12 @@ static CUresult dtoh(void *dst, CUdeviceptr src, size_t size)
 		return 201;
 	if (!a || a->dev != current->dev || !reachable(a, current->dev))
 		return 1;
+	/* Returns once done: after the legacy stream's work, not others'. */
+	host_until(legacy_start(current));
+	work_done(now_us());
 	memcpy(dst, (void *)(uintptr_t)src, size);
+	current->legacy_us = now_us() + size / STAGED_BPUS;
+	host_until(current->legacy_us);
 	return 0;
 }
 
@@ -934,6 +1108,7 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 {
 	struct alloc *d = find(dst, size), *sr = find(src, size);
 	int eng, other, op;
+	double start;
 
 	if (!valid_ctx(dctx) || !valid_ctx(sctx))
 		return 201;
@@ -943,14 +1118,18 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 	    d->kind != K_ALLOC || sr->kind != K_ALLOC)
 		return 1;
 	st.peer_copies++;
+	if (s->hung)			/* behind a copy that never ends */
+		return 0;
 	eng = s->ctx->dev;
 	op = eng == sctx->dev ? OP_WRITE : OP_READ;
 	other = op == OP_WRITE ? dctx->dev : sctx->dev;
-	stream_start(s);
+	start = stream_start(s);
 	if (sctx == dctx || (other != eng && !s->ctx->peer[other])) {
 		st.staged += sctx != dctx;
+		if (sctx != dctx && !s->ctx->staged_once++)
+			s->clock_us += FIRST_STAGED_US;
 		s->clock_us += STAGED_US + size / STAGED_BPUS;
-		memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, size);
+		work_add(start, dst, (void *)(uintptr_t)src, size, NULL);
 		return 0;
 	}
 	if (rule(R_SLOW, eng, other, op))
@@ -969,10 +1148,8 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 	}
 	if (rule(R_FAULT, eng, other, op))
 		return 0;			/* the writes vanish */
-	if (rule(R_WRONG, eng, other, op))
-		memset((void *)(uintptr_t)dst, 0, size);
-	else
-		memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, size);
+	work_add(start, dst, rule(R_WRONG, eng, other, op) ? NULL :
+			     (void *)(uintptr_t)src, size, NULL);
 	return 0;
 }
 
@@ -987,7 +1164,7 @@ EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx,
 static CUresult peer_copy_sync(CUdeviceptr dst, CUcontext dctx,
 			       CUdeviceptr src, CUcontext sctx, size_t size)
 {
-	struct CUstream_st s = { .ctx = sctx };
+	struct CUstream_st s = { .ctx = sctx, .blocking = 1 };
 	int i;
 
 	for (i = 0; i < MAX_STREAMS && st.streams[i].ctx; i++)
@@ -1000,6 +1177,7 @@ static CUresult peer_copy_sync(CUdeviceptr dst, CUcontext dctx,
 	while (st.streams[i].hung)
 		pause();
 	host_until(st.streams[i].clock_us);
+	work_done(now_us());
 	st.streams[i].ctx = NULL;
 	return s.hung;
 }
@@ -1020,7 +1198,8 @@ static CUresult ctx_sync(void)
 	for (i = 0; i < MAX_STREAMS; i++)
 		if (st.streams[i].ctx == current)
 			host_until(st.streams[i].clock_us);
-	return 0;
+	host_until(current->legacy_us);
+	return synced();
 }
 
 EXPORT CUresult cuCtxSynchronize(void)
@@ -1087,7 +1266,25 @@ EXPORT CUresult cuEventSynchronize(CUevent ev)
 	while (hung)
 		pause();
 	host_until(until);
-	LOCKED(valid_event(ev) ? 0 : 400);
+	LOCKED(valid_event(ev) ? synced() : 400);
+}
+
+/* Done, or 600 NOT_READY while the work it captured is not. */
+static CUresult event_query(CUevent ev)
+{
+	if (!valid_event(ev))
+		return 400;
+	if (!ev->recorded)
+		return 0;		/* nothing captured */
+	if ((valid_stream(ev->stream) && ev->stream->hung) ||
+	    ev->at_us > now_us())
+		return 600;
+	return synced();
+}
+
+EXPORT CUresult cuEventQuery(CUevent ev)
+{
+	LOCKED(event_query(ev));
 }
 
 /* 600 NOT_READY for an event never recorded, as the driver says. */
@@ -1202,6 +1399,7 @@ static CUresult ipc_close(CUdeviceptr dptr)
 		return 201;
 	if (!a || (uintptr_t)a->p != dptr || a->kind != K_IPC)
 		return 1;
+	work_done(WORK_ALL);
 	munmap(a->p, a->size);
 	memset(a, 0, sizeof(*a));
 	return 0;
@@ -1420,6 +1618,7 @@ static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
 	if (!a || a->kind != K_CUMEM || (uintptr_t)a->p != ptr ||
 	    a->size != size)
 		return 1;
+	work_done(WORK_ALL);
 	/* Back to a reservation. */
 	m = mmap(a->p, size, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
@@ -1561,6 +1760,7 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int bx,
 	unsigned long long n;
 	struct alloc *d, *sr, *far;
 	int eng, op, path, i;
+	double start;
 
 	if (!f || f < st.funcs || f >= st.funcs + 2 * MAX_MODULES ||
 	    !valid_module(f->mod))
@@ -1588,11 +1788,12 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int bx,
 		}
 	}
 	far = d->dev != eng ? d : sr;
-	stream_start(s);
+	if (s->hung)
+		return 0;
+	start = stream_start(s);
 	s->clock_us += DIRECT_US + n * 4 / DIRECT_BPUS;
 	if (far->dev == eng) {
-		memmove(d->p + (dst - (uintptr_t)d->p),
-			sr->p + (src - (uintptr_t)sr->p), n * 4);
+		work_add(start, dst, (void *)(uintptr_t)src, n * 4, NULL);
 		return 0;
 	}
 	st.kernels++;
@@ -1609,10 +1810,8 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int bx,
 	}
 	if (path_rule(R_FAULT, eng, far->dev, op, path))
 		return 0;
-	if (path_rule(R_WRONG, eng, far->dev, op, path))
-		memset((void *)(uintptr_t)dst, 0, n * 4);
-	else
-		memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n * 4);
+	work_add(start, dst, path_rule(R_WRONG, eng, far->dev, op, path) ?
+			     NULL : (void *)(uintptr_t)src, n * 4, NULL);
 	return 0;
 }
 

@@ -38,6 +38,9 @@ static const char ptx_gate[] =
 	"\tret;\n"
 	"}\n";
 
+#define LINK_READS		200
+#define LINK_READ_EVERY_US	250.0
+
 struct bw_side {
 	CUdevice dev;
 	CUcontext ctx;
@@ -184,6 +187,22 @@ static bool enqueue(const struct cuda_api *api, struct verify_bw *bw,
 	return true;
 }
 
+/*
+ * One copy from @s to @d, untimed, waited for: the first copy of a
+ * process or of a new kind (staged, direct) carries the driver's set-up
+ * (staging buffers, peer mappings), as nvbandwidth's warm-up copies do
+ * before it times any (github.com/NVIDIA/nvbandwidth, WARMUP_COUNT).
+ */
+static bool warm_up(const struct cuda_api *api, struct verify_bw *bw,
+		    struct bw_side *s, struct bw_side *d)
+{
+	return !bw_failed(api, bw, "cuCtxSetCurrent",
+			  api->CtxSetCurrent(s->ctx)) &&
+	       enqueue(api, bw, s, d, VERIFY_BW_SIZE, 1) &&
+	       !bw_failed(api, bw, "cuStreamSynchronize",
+			  api->StreamSynchronize(s->stream));
+}
+
 /* The time between @s's two events, in ms; < 0 on an error. */
 static double elapsed_ms(const struct cuda_api *api, struct verify_bw *bw,
 			 struct bw_side *s)
@@ -238,6 +257,29 @@ static bool queue(const struct cuda_api *api, struct verify_bw *bw,
 }
 
 /*
+ * Both GPUs' links, read from when the gate opens until the copies are
+ * done (twice at least, LINK_READS at most): the highest seen, as a link
+ * an idle GPU had slowed trains up again only once the copies run.
+ */
+static void links_while(const struct cuda_api *api, struct verify_bw *bw,
+			const struct bw_run *run)
+{
+	struct pcie_link l;
+	int i, j;
+
+	for (i = 0; i < LINK_READS; i++) {
+		for (j = 0; j < 2; j++) {
+			pcie_link_read(run->pci[j], &l);
+			pcie_link_keep_best(&bw->link[j], &l);
+		}
+		/* 600 NOT_READY while they run; an error shows later. */
+		if (i && api->EventQuery(run->s[0]->end) != CUDA_ERR_NOT_READY)
+			return;
+		sleep_until(now_us() + LINK_READ_EVERY_US);
+	}
+}
+
+/*
  * @run, its copies queued behind a gate so that the GPU times them back
  * to back, not the host's calls.  The gate must outlast the queueing
  * (else the GPU waited on the host): if not, again with a longer gate;
@@ -259,8 +301,7 @@ static bool gated(const struct cuda_api *api, struct verify_bw *bw,
 		if (run->pci) {
 			/* The gate open, the copies run: links at work. */
 			sleep_until(t0 + ns / 1e3);
-			pcie_link_read(run->pci[0], &bw->link[0]);
-			pcie_link_read(run->pci[1], &bw->link[1]);
+			links_while(api, bw, run);
 		}
 		for (i = 0; i < run->n; i++) {
 			run->ms[i] = elapsed_ms(api, bw, run->s[i]);
@@ -292,7 +333,7 @@ static double timed(const struct cuda_api *api, struct verify_bw *bw,
 		.reps = VERIFY_BW_REPS, .pci = pci,
 	};
 
-	if (!gated(api, bw, &run))
+	if (!warm_up(api, bw, s, d) || !gated(api, bw, &run))
 		return -1;
 	return gbps(VERIFY_BW_SIZE * VERIFY_BW_REPS, run.ms[0]);
 }
@@ -324,7 +365,8 @@ static bool both_ways(const struct cuda_api *api, struct verify_bw *bw,
 		.reps = VERIFY_BW_REPS,
 	};
 
-	if (enable(api, bw, b, a) != 1 || !gated(api, bw, &run))
+	if (enable(api, bw, b, a) != 1 || !warm_up(api, bw, b, a) ||
+	    !gated(api, bw, &run))
 		return false;
 	bw->has_bidir = true;
 	bw->bidir_gbps = gbps(2 * VERIFY_BW_SIZE * VERIFY_BW_REPS,
@@ -385,6 +427,8 @@ out:
 
 bool verify_bw_staged(const struct verify_bw *bw)
 {
+	/* Ungated, the latency is the host's: only no peer access counts. */
 	return bw->measured &&
-	       (bw->no_peer || bw->latency_us >= VERIFY_BW_STAGED_LAT_US);
+	       (bw->no_peer || (!bw->ungated &&
+				bw->latency_us >= VERIFY_BW_STAGED_LAT_US));
 }

@@ -34,6 +34,12 @@ void bw_judge(const struct verify_bw *bw, struct bw_judgement *j)
 		j->cause = BW_CAUSE_STAGED;
 		return;
 	}
+	/* The GPU waited on the host: its times judge nothing. */
+	if (bw->ungated) {
+		j->below = j->both_below = false;
+		j->cause = BW_CAUSE_NOT_GATED;
+		return;
+	}
 	if (!j->below) {
 		j->cause = BW_CAUSE_NONE;
 		return;
@@ -58,6 +64,7 @@ const char *bw_cause_name(enum bw_cause c)
 	static const char *const names[] = {
 		[BW_CAUSE_STAGED] = "staged", [BW_CAUSE_LINK] = "link",
 		[BW_CAUSE_NOT_LINK] = "not link", [BW_CAUSE_UNKNOWN] = "unknown",
+		[BW_CAUSE_NOT_GATED] = "not gated",
 	};
 
 	return c == BW_CAUSE_NONE ? NULL : names[c];
@@ -99,6 +106,10 @@ char *bw_cause_format(char *buf, size_t len, const struct verify_result *r,
 	case BW_CAUSE_UNKNOWN:
 		snprintf(buf, len, "unknown (a GPU's PCIe link status is not readable)");
 		break;
+	case BW_CAUSE_NOT_GATED:
+		snprintf(buf, len, "not judged: the times are the host's (%.1f us to issue a copy), not the GPU's; run again when the host is idle",
+			 bw->issue_us);
+		break;
 	default:
 		buf[0] = '\0';
 	}
@@ -125,7 +136,7 @@ void bw_figures_format(FILE *f, const struct verify_result *r)
 	if (bw->has_bidir)
 		fprintf(f, ", %.0f%% both ways", 100 * j.both_ways);
 	fprintf(f, ", latency %.1fx", j.latency);
-	if (j.cause == BW_CAUSE_STAGED)
+	if (j.cause == BW_CAUSE_STAGED || j.cause == BW_CAUSE_NOT_GATED)
 		fprintf(f, ": %s", bw_cause_format(why, sizeof(why), r, &j));
 	else if (j.below)
 		fprintf(f, ": SLOW, likely cause: %s",

@@ -44,6 +44,7 @@ enum bw_cause {
 	BW_CAUSE_LINK,			/* a GPU's link below Gen5 x16 */
 	BW_CAUSE_NOT_LINK,		/* both links at Gen5 x16 or better */
 	BW_CAUSE_UNKNOWN,		/* a link not readable */
+	BW_CAUSE_NOT_GATED,		/* the times include the host's calls */
 };
 
 struct bw_judgement {
@@ -59,7 +60,10 @@ struct bw_judgement {
 /* @bw measured: how it compares, and why when clearly below. */
 void bw_judge(const struct verify_bw *bw, struct bw_judgement *j);
 
-/* "staged", "link", "not link", "unknown"; NULL for BW_CAUSE_NONE. */
+/*
+ * "staged", "link", "not link", "unknown", "not gated"; NULL for
+ * BW_CAUSE_NONE.
+ */
 const char *bw_cause_name(enum bw_cause c);
 
 /*

@@ -34,6 +34,7 @@ typedef struct CUuuid_st {
 #define CUDA_ERR_PEER_ACCESS_UNSUPPORTED	217
 #define CUDA_ERR_PEER_ACCESS_ALREADY_ENABLED	704
 #define CUDA_ERR_ILLEGAL_ADDRESS		700
+#define CUDA_ERR_NOT_READY			600
 #define CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS_	0x1
 #define CU_MEM_ALLOCATION_TYPE_PINNED_		0x1
 #define CU_MEM_HANDLE_TYPE_POSIX_FD_		0x1
@@ -80,6 +81,7 @@ typedef struct CUuuid_st {
 	X(EventCreate, cuEventCreate, (CUevent *ev, unsigned int flags)) \
 	X(EventRecord, cuEventRecord, (CUevent ev, CUstream stream))	\
 	X(EventSynchronize, cuEventSynchronize, (CUevent ev))		\
+	X(EventQuery, cuEventQuery, (CUevent ev))			\
 	X(EventElapsedTime, cuEventElapsedTime_v2,			\
 	  (float *ms, CUevent start, CUevent end))			\
 	X(EventDestroy, cuEventDestroy_v2, (CUevent ev))		\

@@ -46,6 +46,14 @@ void pcie_link_read(const char *pci, struct pcie_link *l)
 	l->known = true;
 }
 
+void pcie_link_keep_best(struct pcie_link *best, const struct pcie_link *l)
+{
+	if (l->known && (!best->known ||
+			 pcie_link_share_of_gen5x16(l) >
+			 pcie_link_share_of_gen5x16(best)))
+		*best = *l;
+}
+
 bool pcie_link_degraded(const struct pcie_link *l)
 {
 	return l->known && (l->gts < l->max_gts || l->width < l->max_width);

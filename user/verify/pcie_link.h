@@ -3,8 +3,8 @@
  * A GPU's PCIe link as sysfs tells it: the speed and width it trained at
  * (current_link_speed, current_link_width) and the most it can do
  * (max_link_speed, max_link_width).  NVIDIA GPUs drop their link speed
- * when idle, so verify --bandwidth reads the current values while its
- * copies run.
+ * when idle and train up again under load, so verify --bandwidth reads
+ * the current values while its copies run, and keeps the highest.
  */
 #ifndef P2PMAP_PCIE_LINK_H
 #define P2PMAP_PCIE_LINK_H
@@ -23,6 +23,12 @@ struct pcie_link {
 
 /* @pci's link ("DDDD:BB:DD.F"); l->known false when unreadable. */
 void pcie_link_read(const char *pci, struct pcie_link *l);
+
+/*
+ * Into @best, @l when it carries more: a link read several times while
+ * copies run, its highest (a link still training up reads low at first).
+ */
+void pcie_link_keep_best(struct pcie_link *best, const struct pcie_link *l);
 
 /* Trained below what it can do (speed or width). */
 bool pcie_link_degraded(const struct pcie_link *l);

@@ -172,15 +172,19 @@ static bool failed(const struct cuda_api *api, struct verify_copy *c,
 	return cuda_failed(api, &fe, call, res);
 }
 
-/* Both buffers, the pattern where the copy reads, its complement where it
- * writes (a dropped write shows). */
+/*
+ * Both buffers, the pattern where the copy reads, its complement where it
+ * writes (a dropped write shows); synchronized, as a pageable
+ * cuMemcpyHtoD may return before its data land (verify_paths.c).
+ */
 static bool stage(const struct cuda_api *api, struct verify_copy *c,
 		  CUcontext ctx, CUdeviceptr *p, const unsigned char *buf,
 		  uint64_t size)
 {
 	return failed(api, c, "cuCtxSetCurrent", api->CtxSetCurrent(ctx)) ||
 	       failed(api, c, "cuMemAlloc", api->MemAlloc(p, size)) ||
-	       failed(api, c, "cuMemcpyHtoD", api->MemcpyHtoD(*p, buf, size));
+	       failed(api, c, "cuMemcpyHtoD", api->MemcpyHtoD(*p, buf, size)) ||
+	       failed(api, c, "cuCtxSynchronize", api->CtxSynchronize());
 }
 
 struct copy_state {

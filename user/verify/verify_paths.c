@@ -288,11 +288,23 @@ static bool ctx_open(const struct cuda_api *api, struct verify_copy *c,
 	return !failed(api, c, "cuCtxSetCurrent", api->CtxSetCurrent(*ctx));
 }
 
+/*
+ * A pageable cuMemcpyHtoD may return before its data land, and nothing
+ * verify later runs (non-blocking streams, another process) waits for
+ * them: the context synchronized before anything reads them.
+ */
+static bool fill_synced(const struct cuda_api *api, struct verify_copy *c,
+			CUdeviceptr p, const unsigned char *buf, uint64_t size)
+{
+	return !failed(api, c, "cuMemcpyHtoD", api->MemcpyHtoD(p, buf, size)) &&
+	       !failed(api, c, "cuCtxSynchronize", api->CtxSynchronize());
+}
+
 static bool alloc_fill(const struct cuda_api *api, struct verify_copy *c,
 		       CUdeviceptr *p, const unsigned char *buf, uint64_t size)
 {
 	return !failed(api, c, "cuMemAlloc", api->MemAlloc(p, size)) &&
-	       !failed(api, c, "cuMemcpyHtoD", api->MemcpyHtoD(*p, buf, size));
+	       fill_synced(api, c, *p, buf, size);
 }
 
 /*
@@ -535,8 +547,7 @@ static void owner(const struct cuda_api *api, int sock, enum verify_path path,
 		if (failed(api, &m.c, "cuMemCreate",
 			   api->MemCreate(&cm.h, cm.size, &prop, 0)) ||
 		    !cumem_map(api, &m.c, &cm, dev) ||
-		    failed(api, &m.c, "cuMemcpyHtoD",
-			   api->MemcpyHtoD(cm.va, fill, size)) ||
+		    !fill_synced(api, &m.c, cm.va, fill, size) ||
 		    failed(api, &m.c, "cuMemExportToShareableHandle",
 			   api->MemExportToShareableHandle(&fd, cm.h,
 				CU_MEM_HANDLE_TYPE_POSIX_FD_, 0)))
