@@ -809,6 +809,24 @@ assert len(c) == 1 and c[0]["level"] == "fail" and "CUDA_ERROR_STUB_LIBRARY (34)
 ' "$tmp/cuda-json.out"
 tap $? "live, --json: the cuda.driver check, its level and evidence"
 
+# BAR1's alignment (issue 35, item 10): NVIDIA's BAR1 P2P path refuses a
+# peer whose BAR1 DMA address is not 512 MiB-aligned (kern_bus_gh100.c).
+# The before host with 0000:01:00.0's BAR1 moved 256 MiB: said only for
+# that GPU; a warning only where RegistryDwords turns that path on.
+before "$tmp/align"
+dev=$(readlink -f "$tmp/align/sys/bus/pci/devices/0000:01:00.0")
+sed -i '2s/^0x0000020000000000 0x00000207ffffffff/0x0000020010000000 0x000002080fffffff/' "$dev/resource"
+P2PMAP_NVIDIA_SMI=$tmp/align/nvidia-smi run align 1 --root "$tmp/align"
+grep -qxF "ok    gpu.0000:01:00.0.bar1_align: BAR1 at 0x20010000000 is not 512 MiB-aligned, which NVIDIA's BAR1 P2P path refuses; not in use (mailbox P2P, the driver's default)" "$tmp/align.out" &&
+	[ "$(grep -c "bar1_align" "$tmp/align.out")" = 1 ] &&
+	! grep -q "bar1_align" "$tmp/before.out"
+tap $? "a GPU's BAR1 not 512 MiB-aligned: named (ok: NVIDIA's BAR1 P2P path is off by default); aligned BARs: nothing said"
+printf 'DmaRemapPeerMmio: 1\nRegistryDwords: "RMPcieP2PType=1"\n' >"$tmp/align/proc/driver/nvidia/params"
+P2PMAP_NVIDIA_SMI=$tmp/align/nvidia-smi run align-on 1 --root "$tmp/align"
+grep -q "^warn  gpu.0000:01:00.0.bar1_align: BAR1 at 0x20010000000 is not 512 MiB-aligned: NVIDIA's BAR1 P2P path, which RegistryDwords turns on, refuses this GPU as a peer" "$tmp/align-on.out" &&
+	grep -q "remove RMPcieP2PType" "$tmp/align-on.out"
+tap $? "... a warning with the fix where RegistryDwords sets RMPcieP2PType=1"
+
 # The build machine itself: a real host (no GPU here); nothing may crash.
 "$p2pmap" doctor --root / >"$tmp/self.out" 2>&1
 rc=$?

@@ -2,7 +2,8 @@
 /*
  * doctor: each GPU's memory BARs (sysfs resource), its Resizable BAR
  * capability (PCI config space, libpci) and, for NVIDIA's driver, whether
- * BAR1 covers the VRAM (nvidia-smi, doctor_vram.c).
+ * BAR1 covers the VRAM (nvidia-smi, doctor_vram.c) and is aligned as its
+ * BAR1 P2P path needs.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -216,6 +217,65 @@ static void check_bar1(struct host *h, const struct gpu *g,
 			   size, v[k].fb, v[k].bar1);
 }
 
+/* ---- BAR1's alignment, for NVIDIA's BAR1 P2P path */
+
+#define BAR1_P2P_ALIGN	(512 * MIB)
+
+/*
+ * Does the driver use BAR1 P2P (RegistryDwords RMPcieP2PType=1 or 2, or
+ * RMForceP2PType=2 before 575.51.02)?  Its default is mailbox P2P
+ * (nvrm_registry.h: "mailbox P2P is to be used by default until UVM
+ * supports BAR1 P2P").
+ */
+static bool bar1_p2p_on(const struct host *h)
+{
+	char line[512], path[PATH_MAX];
+	const char *v;
+	bool on = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/params", h->root);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "RegistryDwords: ", 16))
+			continue;
+		v = strstr(line, "RMPcieP2PType=");
+		if (v && (v[14] == '1' || v[14] == '2'))
+			on = true;
+		v = strstr(line, "RMForceP2PType=");
+		if (v && v[15] == '2')
+			on = true;
+	}
+	if (f)
+		fclose(f);
+	return on;
+}
+
+/*
+ * NVIDIA's open driver (kern_bus_gh100.c, _kbusCreateStaticBar1IOMMUMapping,
+ * since 535.43.02) refuses a peer whose static BAR1 window's DMA address
+ * is not 512 MiB-aligned, and falls back to nothing: the P2P object is not
+ * created.  With a p2pmap identity range (or DmaRemapPeerMmio=0) that
+ * address is BAR1's bus address.  Said only for a BAR1 that breaks it.
+ */
+static void check_bar1_align(struct host *h, const struct gpu *g, bool on)
+{
+	char name[48];
+
+	if (!g->bar_end[1] || !(g->bar_start[1] % BAR1_P2P_ALIGN))
+		return;
+	snprintf(name, sizeof(name), "gpu.%s.bar1_align", g->addr);
+	if (on)
+		doctor_add(h, name, DOCTOR_WARN,
+			   "remove RMPcieP2PType (and RMForceP2PType) from NVreg_RegistryDwords: the default, mailbox P2P, has no such rule",
+			   "BAR1 at 0x%llx is not 512 MiB-aligned: NVIDIA's BAR1 P2P path, which RegistryDwords turns on, refuses this GPU as a peer (\"The peer DMA address ... is not aligned\", no fallback)",
+			   g->bar_start[1]);
+	else
+		doctor_add(h, name, DOCTOR_OK, NULL,
+			   "BAR1 at 0x%llx is not 512 MiB-aligned, which NVIDIA's BAR1 P2P path refuses; not in use (mailbox P2P, the driver's default)",
+			   g->bar_start[1]);
+}
+
 /* Each GPU's memory BARs: size, 64-bit, prefetchable (sysfs resource). */
 void doctor_check_bars(struct host *h)
 {
@@ -223,6 +283,7 @@ void doctor_check_bars(struct host *h)
 	struct vram v[DOCTOR_MAX_GPUS];
 	size_t i, len, nvidia = 0;
 	int b, nv = -1;
+	bool bar1_p2p = bar1_p2p_on(h);
 
 	for (i = 0; i < h->ngpus; i++)
 		nvidia += h->gpus[i].vendor == 0x10de &&
@@ -253,8 +314,10 @@ void doctor_check_bars(struct host *h)
 		doctor_add(h, name, text[0] ? DOCTOR_OK : DOCTOR_SKIP, NULL, "%s",
 			   text[0] ? text : "no memory BAR in sysfs's resource file");
 		check_rebar(h, g);
-		if (nv >= 0 && g->vendor == 0x10de &&
-		    !strcmp(g->driver, "nvidia"))
+		if (g->vendor != 0x10de || strcmp(g->driver, "nvidia"))
+			continue;
+		if (nv >= 0)
 			check_bar1(h, g, v, nv);
+		check_bar1_align(h, g, bar1_p2p);
 	}
 }
