@@ -45,6 +45,10 @@
  *	           HOST_CALL_US (a loaded or slow host)
  *	  numa=N,N,...  each GPU's NUMA node, in list order (default all 0):
  *	           direct copies between nodes run at the cross-socket rate
+ *	  wedge=N[,N...]  GPU N wedges at its first hang (rule hang; else
+ *	           its first peer copy or kernel hangs), and every process
+ *	           after that hangs opening a context on it (state in
+ *	           P2PMAP_CUDA_STUB_STATE: "Rule wedge", below)
  *	A rule may name a path after the operation, "A->B[:w|:r]@PATH":
  *	ce (cuMemcpyPeerAsync), sm (a kernel through a pointer into memory
  *	of B that cuMemAlloc gave), ipc (memory opened with
@@ -304,6 +308,108 @@ static struct {
 
 static __thread CUcontext current;
 
+/*
+ * Rule wedge=N[,N...]: GPU N (a position in the list) wedges at its first
+ * hang (rule hang naming it), or without one at its first peer copy or
+ * kernel, which never completes, as a GPU the driver lost; from then on
+ * every process that opens a context on it hangs there.  The
+ * state outlives the process (verify runs one per operation): a file
+ * wedged-N in the directory P2PMAP_CUDA_STUB_STATE (without it, the wedge
+ * ends with the process).  Each hang the rule causes appends "hang gpu=N
+ * pid=P at=copy|kernel|context" to the file "hangs" there, for the tests
+ * to count.
+ */
+static unsigned int wedge_gpus;		/* bit per physical device */
+
+static void wedge_parse(const char *val)
+{
+	int a;
+
+	while (*val) {
+		a = atoi(val);
+		if (a >= 0 && a < MAX_DEVS)
+			wedge_gpus |= 1u << a;
+		val += strcspn(val, ",");
+		val += *val == ',';
+	}
+}
+
+/* The state file of @gpu, or "hangs" for -1; -1 without a directory. */
+static int wedge_file(char *buf, size_t len, int gpu)
+{
+	const char *dir = getenv("P2PMAP_CUDA_STUB_STATE");
+
+	if (!dir || !*dir)
+		return -1;
+	if (gpu < 0)
+		snprintf(buf, len, "%s/hangs", dir);
+	else
+		snprintf(buf, len, "%s/wedged-%d", dir, gpu);
+	return 0;
+}
+
+static int wedged(int gpu)
+{
+	char path[512];
+
+	return (wedge_gpus >> gpu & 1) &&
+	       !wedge_file(path, sizeof(path), gpu) && !access(path, F_OK);
+}
+
+/* @gpu wedged for every process after this one; the hang counted. */
+static void wedge_mark(int gpu, const char *at)
+{
+	char path[512];
+	FILE *f;
+	int fd;
+
+	if (!wedge_file(path, sizeof(path), gpu)) {
+		fd = open(path, O_WRONLY | O_CREAT, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!wedge_file(path, sizeof(path), -1) && (f = fopen(path, "a"))) {
+		fprintf(f, "hang gpu=%d pid=%d at=%s\n", gpu, (int)getpid(),
+			at);
+		fclose(f);
+	}
+}
+
+/* Opening a context on a wedged GPU: never returns. */
+static void wedge_context(int gpu)
+{
+	if (!wedged(gpu))
+		return;
+	wedge_mark(gpu, "context");
+	for (;;)
+		pause();
+}
+
+/* Does a hang rule name @gpu?  Then its first hang wedges it. */
+static int wedge_by_rule(int gpu)
+{
+	int i;
+
+	for (i = 0; i < st.nrules[R_HANG]; i++)
+		if (st.rules[R_HANG][i].a == gpu || st.rules[R_HANG][i].b == gpu)
+			return 1;
+	return 0;
+}
+
+/*
+ * A peer copy or kernel between @a and @b, which rule hang makes @hang:
+ * does it hang (and wedge)?
+ */
+static int wedge_peer(int a, int b, int hang, const char *at)
+{
+	int g = wedge_gpus >> a & 1 ? a : wedge_gpus >> b & 1 ? b : -1;
+
+	if (g < 0 || (!hang && wedge_by_rule(g)))
+		return hang;
+	wedge_mark(g, at);
+	return 1;
+}
+
 static void parse_rule(const char *key, size_t klen, const char *val)
 {
 	static const char * const names[R_NR] = {
@@ -329,6 +435,10 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 	}
 	if (klen == 8 && !strncmp(key, "hostcall", 8)) {
 		st.host_call_us = atof(val);
+		return;
+	}
+	if (klen == 5 && !strncmp(key, "wedge", 5)) {
+		wedge_parse(val);
 		return;
 	}
 	if (klen == 4 && !strncmp(key, "numa", 4)) {
@@ -757,6 +867,7 @@ static CUresult retain(CUcontext *ctx, CUdevice dev)
 		return 3;
 	if (p < 0)
 		return 101;
+	wedge_context(p);
 	st.ctx[p].dev = p;
 	st.ctx[p].retained++;
 	*ctx = &st.ctx[p];
@@ -1142,7 +1253,7 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 		st.sticky = 700;
 		return 700;
 	}
-	if (rule(R_HANG, eng, other, op)) {
+	if (wedge_peer(eng, other, rule(R_HANG, eng, other, op), "copy")) {
 		s->hung = 1;
 		return 0;
 	}
@@ -1804,7 +1915,8 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int bx,
 		st.sticky = 700;
 		return 700;
 	}
-	if (path_rule(R_HANG, eng, far->dev, op, path)) {
+	if (wedge_peer(eng, far->dev,
+		       path_rule(R_HANG, eng, far->dev, op, path), "kernel")) {
 		s->hung = 1;
 		return 0;
 	}

@@ -313,6 +313,38 @@ static void test_copy(void)
 	       "nothing left after the error paths");
 }
 
+/* A direction not run, GPU1 wedged: @r[1] as test_format() left it. */
+static void test_format_wedged(struct verify_result *r)
+{
+	static const char why[] = "hung in copy write of GPU1 -> GPU0";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int p, op;
+
+	direction(&r[0], 0, 1, VERIFY_NOT_TESTED, VERIFY_NOT_TESTED);
+	for (p = 0; p < VERIFY_NR_PATHS; p++)
+		for (op = 0; op < VERIFY_NR_OPS; op++)
+			snprintf(r[0].path[p].op[op].child_error, VERIFY_ERR_LEN,
+				 "GPU1 (0000:c1:00.0) wedged: %s", why);
+	memcpy(r[0].op, r[0].path[VERIFY_PATH_COPY].op, sizeof(r[0].op));
+	r[0].wedged = &gpus[1];
+	snprintf(r[0].wedged_why, sizeof(r[0].wedged_why), "%s", why);
+	buf = render(r, 1, false, NULL);
+	tap_ok(!strcmp(buf, "GPU0 (0000:01:00.0) -> GPU1 (0000:c1:00.0): not tested (GPU1 (0000:c1:00.0) wedged: hung in copy write of GPU1 -> GPU0)\n"),
+	       "not tested line: %s", buf);
+	free(buf);
+	tap_ok(verify_fw_works(&r[0], VERIFY_FW_NCCL) < 0 &&
+	       verify_fw_works(&r[0], VERIFY_FW_VLLM) < 0,
+	       "not tested: no framework judged (null, not false)");
+	f = open_memstream(&buf, &len);
+	verify_format_summary(f, r, 2);
+	fclose(f);
+	tap_ok(strstr(buf, "\nverify: 1 direction not tested in full: GPU1 (0000:c1:00.0) wedged: hung in copy write of GPU1 -> GPU0\n") != NULL,
+	       "summary: how many not tested, the wedged GPU");
+	free(buf);
+}
+
 static void test_format(void)
 {
 	struct verify_caches c = { .order = "PCI_BUS_ID", .vllm = "/x \"y\".json" };
@@ -343,6 +375,7 @@ static void test_format(void)
 		tap_ok(!strcmp(out, "faulted 1 3 works 3 1 PCI_BUS_ID /x \"y\".json None"),
 		       "--json read by python3: %s", out);
 	free(buf);
+	test_format_wedged(r);
 }
 
 static void test_caches(void)

@@ -305,6 +305,23 @@ static void copy_child(void *arg, void *out)
 		cuda_unload(&api);
 }
 
+/* A GPU alone (verify_probe_run): does it still answer after a hang? */
+static void probe_child(void *arg, void *out)
+{
+	const int *gpu = arg;
+	struct verify_copy *c = out;
+	const struct cuda_first_error fe = CUDA_FIRST_ERROR(c);
+	struct cuda_api api;
+
+	memset(c, 0, sizeof(*c));
+	if (!cuda_child_load(&api, &fe))
+		return;
+	verify_probe_run(&api, *gpu, c);
+	isolate_result_ready();
+	if (!isolate_skip_teardown())
+		cuda_unload(&api);
+}
+
 struct bw_arg {
 	int from, to;
 	const char *pci[2];		/* the child is forked: still valid */
@@ -325,6 +342,21 @@ static void bw_child(void *arg, void *out)
 	isolate_result_ready();
 	if (!isolate_skip_teardown())
 		cuda_unload(&api);
+}
+
+/*
+ * Why a GPU (by CUDA ordinal) is wedged, "" while it is not: it hung (or
+ * stuck in the driver) in an operation, then hung or failed again alone.
+ * Every later operation on it would cost a timeout: none is started.
+ */
+static char wedged_why[VERIFY_MAX_GPUS][VERIFY_ERR_LEN];
+
+/* The GPU of @r found wedged, or NULL. */
+static const struct verify_gpu *wedged_gpu(const struct verify_result *r)
+{
+	if (wedged_why[r->from->index][0])
+		return r->from;
+	return wedged_why[r->to->index][0] ? r->to : NULL;
 }
 
 /* The direction @to -> @from among the @n results, or NULL. */
@@ -356,6 +388,7 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 			 size_t n)
 {
 	const struct verify_result *rev;
+	const struct verify_gpu *g;
 	enum isolate_status st;
 	struct bw_arg arg;
 	int ret = EXIT_OK, header = 0;
@@ -370,10 +403,18 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 		arg.to = r[i].to->index;
 		arg.pci[0] = r[i].from->pci;
 		arg.pci[1] = r[i].to->pci;
-		arg.bidir = rev && rev > &r[i] && copy_works(rev);
-		st = isolate_run(bw_child, &arg, &r[i].bw, sizeof(r[i].bw),
-				 o->timeout, r[i].bw_error,
-				 sizeof(r[i].bw_error));
+		arg.bidir = rev && rev > &r[i] && copy_works(rev) &&
+			    !wedged_gpu(rev);
+		/* Wedged since its verdict: timing it would hang. */
+		g = wedged_gpu(&r[i]);
+		if (g)
+			snprintf(r[i].bw_error, sizeof(r[i].bw_error),
+				 "GPU%d (%s) wedged: %s", g->index, g->pci,
+				 wedged_why[g->index]);
+		st = g ? ISOLATE_FAILED :
+			 isolate_run(bw_child, &arg, &r[i].bw, sizeof(r[i].bw),
+				     o->timeout, r[i].bw_error,
+				     sizeof(r[i].bw_error));
 		if (st != ISOLATE_OK)
 			memset(&r[i].bw, 0, sizeof(r[i].bw));
 		r[i].has_bw = true;
@@ -490,6 +531,7 @@ static void run_op(const struct verify_opts *o, struct verify_faults *faults,
 		.from = r->from->index, .to = r->to->index, .path = path,
 		.op = op, .size = o->size,
 	};
+	unsigned int left = isolate_left_behind();
 	enum isolate_status st;
 
 	res->has_before = faults->read(faults, r->from, r->to, path, op,
@@ -500,6 +542,7 @@ static void run_op(const struct verify_opts *o, struct verify_faults *faults,
 	if (st != ISOLATE_OK)
 		memset(&res->copy, 0, sizeof(res->copy));
 	res->hung = st == ISOLATE_TIMEOUT;
+	res->stuck = res->hung && isolate_left_behind() > left;
 	res->has_after = faults->read(faults, r->from, r->to, path, op, true,
 				      &res->faults_after);
 	res->verdict = verify_decide(res);
@@ -531,6 +574,96 @@ static bool path_no_jit(struct verify_path_result *pr)
 		}
 	}
 	return false;
+}
+
+/* An operation not run: its GPU @g is wedged. */
+static void op_skip(struct verify_result *r, struct verify_op_result *res,
+		    const struct verify_gpu *g)
+{
+	memset(res, 0, sizeof(*res));
+	res->verdict = VERIFY_NOT_TESTED;
+	snprintf(res->child_error, sizeof(res->child_error),
+		 "GPU%d (%s) wedged: %s", g->index, g->pci,
+		 wedged_why[g->index]);
+	if (!r->wedged) {
+		r->wedged = g;
+		snprintf(r->wedged_why, sizeof(r->wedged_why), "%s",
+			 wedged_why[g->index]);
+	}
+}
+
+/*
+ * GPU @g alone, after an operation on it hung: "" when it answers, else
+ * how it did not ("hung too", "was stuck in the driver too", "failed:
+ * ...").
+ */
+static void probe(const struct verify_opts *o, const struct verify_gpu *g,
+		  char *how, size_t len)
+{
+	unsigned int left = isolate_left_behind();
+	struct verify_copy c;
+	enum isolate_status st;
+	char why[VERIFY_ERR_LEN];
+	int gpu = g->index;
+
+	st = isolate_run(probe_child, &gpu, &c, sizeof(c), o->timeout, why,
+			 sizeof(why));
+	how[0] = '\0';
+	if (st == ISOLATE_TIMEOUT)
+		snprintf(how, len, "%s", isolate_left_behind() > left ?
+			 "was stuck in the driver too" : "hung too");
+	else if (st != ISOLATE_OK)
+		snprintf(how, len, "failed: %s", why);
+	else if (c.cuda_call[0])
+		snprintf(how, len, "failed: %s: %s", c.cuda_call, c.cuda_error);
+	else if (!c.data_checked || !c.data_ok)
+		snprintf(how, len, "read its memory back wrong");
+}
+
+/*
+ * Operation @op of path @p of @r hung: is it one of its GPUs?  Each not
+ * yet wedged is tried alone; one that does not answer is wedged, said at
+ * once (stderr), and its remaining directions are not run.  The other
+ * answered: the hang is the pair's, and the next operations run.
+ */
+static void after_hang(const struct verify_opts *o, struct verify_result *r,
+		       enum verify_path p, enum verify_op op)
+{
+	const struct verify_gpu *g[2] = { r->from, r->to };
+	const struct verify_op_result *res = &r->path[p].op[op];
+	char how[2 * VERIFY_ERR_LEN];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (wedged_why[g[i]->index][0])
+			continue;
+		probe(o, g[i], how, sizeof(how));
+		if (!how[0])
+			continue;
+		snprintf(wedged_why[g[i]->index], VERIFY_ERR_LEN,
+			 "%s in %s %s of GPU%d -> GPU%d",
+			 res->stuck ? "stuck in the driver" : "hung",
+			 verify_path_name(p), verify_op_name(op),
+			 r->from->index, r->to->index);
+		fprintf(stderr, "p2pmap verify: GPU%d (%s) wedged: %s, and alone it %s; its remaining directions are not tested\n",
+			g[i]->index, g[i]->pci, wedged_why[g[i]->index], how);
+	}
+}
+
+/* Run operation @op of path @p of @r, or skip it: a GPU of it wedged. */
+static void run_or_skip(const struct verify_opts *o,
+			struct verify_faults *faults, struct verify_result *r,
+			enum verify_path p, enum verify_op op)
+{
+	const struct verify_gpu *g = wedged_gpu(r);
+
+	if (g) {
+		op_skip(r, &r->path[p].op[op], g);
+		return;
+	}
+	run_op(o, faults, r, p, op);
+	if (r->path[p].op[op].hung)
+		after_hang(o, r, p, op);
 }
 
 /*
@@ -565,7 +698,7 @@ static void run_direction(const struct verify_opts *o,
 			continue;
 		}
 		for (op = 0; op < VERIFY_NR_OPS; op++) {
-			run_op(o, faults, r, p, op);
+			run_or_skip(o, faults, r, p, op);
 			if (pr->op[op].verdict > pr->verdict)
 				pr->verdict = pr->op[op].verdict;
 		}
@@ -718,6 +851,9 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 						       then, sglang,
 						       sizeof(sglang))))
 		ret = EXIT_FAILED;
+	if (isolate_left_behind())
+		fprintf(stderr, "p2pmap verify: %u test process(es) stayed after SIGKILL (stuck in the driver, which no signal ends): left behind\n",
+			isolate_left_behind());
 	if (isolate_killed_after_result())
 		fprintf(stderr, "p2pmap verify: %u test process(es) did not exit after reporting (libcuda's teardown hung): killed, their results stand\n",
 			isolate_killed_after_result());

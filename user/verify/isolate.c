@@ -28,7 +28,7 @@ static struct {
 	bool sent;
 } result;
 
-static unsigned int killed_after_result;
+static unsigned int killed_after_result, left_behind;
 
 void isolate_result_ready(void)
 {
@@ -87,6 +87,11 @@ bool isolate_reap(pid_t pid, unsigned int wait_s, int *status)
 unsigned int isolate_killed_after_result(void)
 {
 	return killed_after_result;
+}
+
+unsigned int isolate_left_behind(void)
+{
+	return left_behind;
 }
 
 /* Read @len bytes from @fd before @deadline; returns bytes read, -1 on
@@ -163,6 +168,7 @@ enum isolate_status isolate_run(void (*fn)(void *arg, void *out), void *arg,
 	 */
 	status = 0;
 	if (!isolate_reap(pid, ISOLATE_EXIT_WAIT_S, &status)) {
+		left_behind++;
 		if (st == ISOLATE_OK)
 			killed_after_result++;
 		else

@@ -52,6 +52,12 @@ bool isolate_reap(pid_t pid, unsigned int wait_s, int *status);
 unsigned int isolate_killed_after_result(void);
 
 /*
+ * Children of isolate_run() still there after SIGKILL (stuck in the
+ * driver), left behind: the count grows by one for each.
+ */
+unsigned int isolate_left_behind(void);
+
+/*
  * In a child: did an earlier child's teardown hang?  Then leave without
  * unloading libcuda (the kernel driver cleans up after a process that
  * exits), rather than cost every later child the wait.

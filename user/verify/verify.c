@@ -42,6 +42,8 @@ const char *verify_verdict_name(enum verify_verdict v)
 		return "peer access refused";
 	case VERIFY_HUNG:
 		return "hung";
+	case VERIFY_NOT_TESTED:
+		return "not tested";
 	case VERIFY_ERROR:
 		break;
 	}
@@ -312,6 +314,33 @@ out:
 	free(other);
 }
 
+void verify_probe_run(const struct cuda_api *api, int gpu,
+		      struct verify_copy *c)
+{
+	unsigned char buf[4096], back[sizeof(buf)];
+	CUdeviceptr p = 0;
+	CUcontext ctx = NULL;
+	CUdevice dev;
+
+	memset(c, 0, sizeof(*c));
+	verify_fill_pattern(buf, sizeof(buf), (uint64_t)gpu);
+	if (failed(api, c, "cuInit", api->Init(0)) ||
+	    failed(api, c, "cuDeviceGet", api->DeviceGet(&dev, gpu)) ||
+	    failed(api, c, "cuDevicePrimaryCtxRetain",
+		   api->DevicePrimaryCtxRetain(&ctx, dev)))
+		return;
+	if (!failed(api, c, "cuCtxSetCurrent", api->CtxSetCurrent(ctx)) &&
+	    !stage(api, c, ctx, &p, buf, sizeof(buf)) &&
+	    !failed(api, c, "cuMemcpyDtoH",
+		    api->MemcpyDtoH(back, p, sizeof(back)))) {
+		c->data_checked = true;
+		c->data_ok = !memcmp(buf, back, sizeof(buf));
+	}
+	if (p)
+		api->MemFree(p);
+	api->DevicePrimaryCtxRelease(dev);
+}
+
 /*
  * "; last fault at 0xADDR: 0000:41:00.0 BAR0+0x1000 (registers/mailbox)"
  * after @buf's text: which NVIDIA path used a raw peer address.
@@ -367,8 +396,12 @@ static void op_detail(const struct verify_op_result *o, unsigned int timeout,
 		if (!timeout)
 			snprintf(buf, len, "not done in time: killed");
 		else
-			snprintf(buf, len, "not done after %u s: killed",
-				 timeout);
+			snprintf(buf, len, "not done after %u s: killed%s",
+				 timeout, o->stuck ?
+				 ", but stuck in the driver: left behind" : "");
+		break;
+	case VERIFY_NOT_TESTED:
+		snprintf(buf, len, "%s", o->child_error);
 		break;
 	case VERIFY_REFUSED:
 		if (c->cuda_call[0])
@@ -535,6 +568,47 @@ static void not_tested_line(FILE *f, const struct verify_result *r, size_t n)
 	fprintf(f, " not tested: %s\n", t->not_tested);
 }
 
+static size_t count_skipped(const struct verify_result *r, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += r[i].wedged != NULL;
+	return k;
+}
+
+/* Is @i the first direction that names its wedged GPU? */
+static bool first_wedged(const struct verify_result *r, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (r[k].wedged == r[i].wedged)
+			return false;
+	return r[i].wedged != NULL;
+}
+
+/*
+ * "verify: 6 directions not tested in full: GPU2 (..) wedged: hung in
+ * copy write of GPU0 -> GPU2": a GPU that hung, and hung again alone,
+ * would cost every later operation on it a timeout.
+ */
+static void wedged_line(FILE *f, const struct verify_result *r, size_t n)
+{
+	size_t i, k = 0, skipped = count_skipped(r, n);
+
+	if (!skipped)
+		return;
+	fprintf(f, "verify: %zu direction%s not tested in full:", skipped,
+		skipped == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		if (first_wedged(r, i))
+			fprintf(f, "%s GPU%d (%s) wedged: %s", k++ ? ";" : "",
+				r[i].wedged->index, r[i].wedged->pci,
+				r[i].wedged_why);
+	fputc('\n', f);
+}
+
 /*
  * "verify: 12 directions, 11 work on every path (copy, sm, ipc, cumem)":
  * the paths named, so that a reader (env, nccl-check) knows what a
@@ -552,6 +626,7 @@ void verify_format_summary(FILE *f, const struct verify_result *r, size_t n)
 			fprintf(f, "%s%s", k++ ? ", " : "", verify_path_name(p));
 	fputs(")\n", f);
 	not_tested_line(f, r, n);
+	wedged_line(f, r, n);
 }
 
 /* "last_fault": null | {"addr", "bar": null | {device, bar, offset, role}} */
@@ -645,6 +720,33 @@ static void json_bw(struct json *j, const struct verify_result *r)
 	json_obj_end(j);
 }
 
+/* {"gpu", "pci", "why"}: a GPU found wedged. */
+static void json_wedged_gpu(struct json *j, const struct verify_result *r)
+{
+	json_obj_begin(j);
+	json_key(j, "gpu");
+	json_u64(j, r->wedged->index);
+	json_key(j, "pci");
+	json_str(j, r->wedged->pci);
+	json_key(j, "why");
+	json_str(j, r->wedged_why);
+	json_obj_end(j);
+}
+
+/* "wedged": the GPUs found wedged, each once. */
+static void json_wedged(struct json *j, const struct verify_result *r,
+			size_t n)
+{
+	size_t i;
+
+	json_key(j, "wedged");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++)
+		if (first_wedged(r, i))
+			json_wedged_gpu(j, &r[i]);
+	json_arr_end(j);
+}
+
 /* The operation that decided the direction's verdict (write on a tie). */
 static const struct verify_op_result *deciding(const struct verify_result *r)
 {
@@ -734,6 +836,11 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 		json_key(&j, "decided_by");
 		json_str(&j, verify_path_name(r[i].decided_by));
 		json_paths(&j, &r[i]);
+		json_key(&j, "skipped");
+		if (r[i].wedged)
+			json_wedged_gpu(&j, &r[i]);
+		else
+			json_null(&j);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -746,6 +853,9 @@ void verify_json(FILE *f, const struct verify_result *r, size_t n,
 	json_key(&j, "not_tested");
 	json_str(&j, first_not_tested(r, n) ?
 		 first_not_tested(r, n)->not_tested : NULL);
+	json_key(&j, "skipped");
+	json_u64(&j, count_skipped(r, n));
+	json_wedged(&j, r, n);
 	json_obj_end(&j);
 	json_key(&j, "device_order");
 	json_str(&j, caches->order);

@@ -61,6 +61,7 @@ enum verify_path {
 
 enum verify_verdict {
 	VERIFY_WORKS,
+	VERIFY_NOT_TESTED,		/* not run: a GPU of it wedged */
 	VERIFY_REFUSED,
 	VERIFY_WRONG_DATA,
 	VERIFY_ERROR,
@@ -104,6 +105,7 @@ struct verify_op_result {
 	uint64_t faults_before, faults_after;
 	struct verify_fault_hit hit;	/* faulted: its last fault */
 	bool hung;			/* the watchdog killed the child */
+	bool stuck;			/* ... which stayed: left behind */
 	char child_error[VERIFY_ERR_LEN]; /* the child died: how, or "" */
 };
 
@@ -144,6 +146,9 @@ struct verify_result {
 	struct verify_op_result op[VERIFY_NR_OPS]; /* that path's */
 	struct verify_path_result path[VERIFY_NR_PATHS];
 	char not_tested[2 * VERIFY_ERR_LEN]; /* why no_jit paths were not */
+	/* A GPU found wedged kept operations from running (NULL: none). */
+	const struct verify_gpu *wedged;
+	char wedged_why[VERIFY_ERR_LEN]; /* "hung in copy write of ..." */
 	bool has_bw;			/* --bandwidth ran on it */
 	struct verify_bw bw;
 	char bw_error[VERIFY_ERR_LEN];	/* its child died: how, or "" */
@@ -181,7 +186,10 @@ struct verify_faults {
  */
 enum verify_verdict verify_decide(const struct verify_op_result *o);
 
-/* "works", "wrong data", "faulted", "peer access refused", "hung", "error" */
+/*
+ * "works", "not tested", "wrong data", "faulted", "peer access refused",
+ * "hung", "error"
+ */
 const char *verify_verdict_name(enum verify_verdict v);
 /* "write", "read" */
 const char *verify_op_name(enum verify_op op);
@@ -226,6 +234,14 @@ void verify_enum_child(void *arg, void *out);
 void verify_copy_run(const struct cuda_api *api, int from, int to,
 		     enum verify_op op, uint64_t size, struct verify_copy *c);
 
+/*
+ * GPU @gpu alone, in the calling process (a child): a context, a small
+ * allocation written and read back.  Fills @c as verify_copy_run() does:
+ * after a hang, does the GPU still answer?
+ */
+void verify_probe_run(const struct cuda_api *api, int gpu,
+		      struct verify_copy *c);
+
 /* A pattern that differs per @seed and 8-byte word. */
 void verify_fill_pattern(unsigned char *buf, uint64_t size, uint64_t seed);
 
@@ -237,7 +253,7 @@ void verify_format_result(FILE *f, const struct verify_result *r);
  */
 void verify_format_detail(const struct verify_result *r, char *buf,
 			  size_t len);
-/* "verify: N directions, W work" */
+/* "verify: N directions, W work", and why some were not tested */
 void verify_format_summary(FILE *f, const struct verify_result *r, size_t n);
 
 /* Where the frameworks' cache files went: NULL members when not written. */

@@ -141,10 +141,10 @@ unsigned int verify_fw_paths(enum verify_fw fw)
 	return PATH_BIT(VERIFY_PATH_SM) | PATH_BIT(VERIFY_PATH_IPC);
 }
 
-/* 1 works, 0 not, -1 not run. */
+/* 1 works, 0 not, -1 not run (or not all of it: a GPU wedged). */
 static int path_works(const struct verify_result *r, enum verify_path p)
 {
-	if (!r->path[p].ran)
+	if (!r->path[p].ran || r->path[p].verdict == VERIFY_NOT_TESTED)
 		return -1;
 	return r->path[p].verdict == VERIFY_WORKS;
 }
