@@ -139,6 +139,12 @@ dkms() {
 	done
 }
 
+# kernel DIR KVER: kernel KVER installed (its image and its modules).
+kernel() {
+	put "$1/boot/vmlinuz-$2" ""
+	mkdir -p "$1/lib/modules/$2/kernel"
+}
+
 # after DIR: p2pmap loaded, every node-0 direction mapped, the drop-in.
 after() {
 	local d=$1 a b links
@@ -168,6 +174,8 @@ options p2pmap drivers=nvidia links=$links"
 	# DKMS built it for the running kernel and the one before; the
 	# initramfs (p2pmap and nvidia in it) was updated after config save.
 	dkms "$d" "$version" 6.12.48+deb13-amd64 6.12.57+deb13-amd64
+	kernel "$d" 6.12.48+deb13-amd64
+	kernel "$d" 6.12.57+deb13-amd64
 	printf '# initramfs-tools modules\np2pmap\nnvidia\n' >"$d/etc/initramfs-tools/modules"
 	put "$d/boot/initrd.img-6.12.57+deb13-amd64" ""
 	touch -d "2026-11-30 10:00 UTC" "$d/etc/modprobe.d/p2pmap.conf"
@@ -624,6 +632,111 @@ run m2 0 --root "$tmp/m"
 has m2 "warn  p2pmap.dkms: DKMS p2pmap 0.0.9 built for 6.12.60+deb13-amd64; $version built for 6.12.48+deb13-amd64, 6.12.57+deb13-amd64: the running kernel 6.12.60+deb13-amd64 has another version built, not the CLI's $version" &&
 	has m2 "ok    p2pmap.version: the loaded module is p2pmap $version (/sys/module/p2pmap/version), as the CLI"
 tap $? "p2pmap: DKMS built another version for the running kernel; the version from /sys/module without /sys/kernel's"
+
+# Kernel upgrades (issue 36, item 5): every installed kernel (its
+# /lib/modules/KVER and /boot/vmlinuz-KVER) and the next boot's:
+# proxmox-boot-tool's pins (proxmox-kernel-helper), GRUB's entry, else
+# the newest installed kernel (GRUB's first entry), said as assumed.
+after "$tmp/k"
+run k0 0 --root "$tmp/k"
+has k0 "ok    p2pmap.dkms.next: the next boot's kernel 6.12.57+deb13-amd64 (assumed: the newest installed, GRUB's first entry and systemd-boot's default) has p2pmap $version built by DKMS" &&
+	has k0 "ok    p2pmap.dkms.kernels: every installed kernel (6.12.57+deb13-amd64, 6.12.48+deb13-amd64) has p2pmap $version built by DKMS, or is judged above"
+tap $? "kernels: the newest installed kernel (the next boot's, assumed) and the older one have p2pmap built: ok"
+kernel "$tmp/k" 6.12.63+deb13-amd64
+run k1 0 --root "$tmp/k"
+has k1 "warn  p2pmap.dkms.next: the next boot's kernel 6.12.63+deb13-amd64 (assumed: the newest installed, GRUB's first entry and systemd-boot's default) has no p2pmap $version built by DKMS: after the reboot nvidia binds without p2pmap, and modprobe p2pmap finds no module" &&
+	has k1 "      fix: apt install linux-headers-6.12.63+deb13-amd64 (and linux-headers-amd64, for the kernels to come), then dkms install p2pmap/$version -k 6.12.63+deb13-amd64, before the reboot (no /lib/modules/6.12.63+deb13-amd64/build: its headers are not installed)" &&
+	grep -q '^ok    p2pmap.dkms: ' "$tmp/k1.out"
+tap $? "kernels: a newer kernel installed without p2pmap built: the next boot's, named, with its headers and dkms install before the reboot"
+kernel "$tmp/k" 6.12.41+deb13-amd64
+mkdir -p "$tmp/k/lib/modules/6.12.63+deb13-amd64/build"
+put "$tmp/k/etc/default/grub" 'GRUB_DEFAULT="1>2"'
+run k2 0 --root "$tmp/k"
+has k2 "warn  p2pmap.dkms.next: the next boot's kernel 6.12.63+deb13-amd64 (assumed: the newest installed, GRUB's first entry and systemd-boot's default; GRUB_DEFAULT=1>2 may choose another) has no p2pmap $version built by DKMS: after the reboot nvidia binds without p2pmap, and modprobe p2pmap finds no module" &&
+	has k2 "      fix: dkms install p2pmap/$version -k 6.12.63+deb13-amd64, before the reboot" &&
+	has k2 "warn  p2pmap.dkms.kernels: installed kernels without p2pmap $version built by DKMS: 6.12.41+deb13-amd64 (booting one, from the boot menu or after a pin, starts the GPUs without p2pmap)" &&
+	has k2 "      fix: dkms install p2pmap/$version -k 6.12.41+deb13-amd64"
+tap $? "kernels: an older installed kernel without p2pmap named apart; a GRUB_DEFAULT naming no kernel said with the assumption"
+# grub-reboot's: GRUB's environment block, padded with '#'.
+put "$tmp/k/boot/grub/grubenv" "# GRUB Environment Block
+next_entry=gnulinux-advanced-4f1e>gnulinux-6.12.57+deb13-amd64-advanced-4f1e
+################"
+run k3 0 --root "$tmp/k"
+has k3 "ok    p2pmap.dkms.next: the next boot's kernel 6.12.57+deb13-amd64 (/boot/grub/grubenv next_entry) has p2pmap $version built by DKMS" &&
+	has k3 "warn  p2pmap.dkms.kernels: installed kernels without p2pmap $version built by DKMS: 6.12.63+deb13-amd64, 6.12.41+deb13-amd64 (booting one, from the boot menu or after a pin, starts the GPUs without p2pmap)" &&
+	has k3 "      fix: dkms install p2pmap/$version -k 6.12.63+deb13-amd64; dkms install p2pmap/$version -k 6.12.41+deb13-amd64"
+tap $? "kernels: grub-reboot's next_entry names the next boot's kernel; the others without p2pmap listed"
+# Proxmox VE: "proxmox-boot-tool kernel pin 6.5.13-6-pve" (an older
+# kernel, no p2pmap built for it), then a next-boot pin, which wins.
+after "$tmp/kp"
+rm -r "$tmp/kp/var/lib/dkms/p2pmap" "$tmp/kp/boot" "$tmp/kp/lib/modules"
+put "$tmp/kp/proc/sys/kernel/osrelease" 6.8.12-4-pve
+dkms "$tmp/kp" "$version" 6.8.12-4-pve 6.14.8-2-pve
+for k in 6.5.13-6-pve 6.8.12-4-pve 6.14.8-2-pve; do kernel "$tmp/kp" $k; done
+put "$tmp/kp/etc/kernel/proxmox-boot-pin" 6.5.13-6-pve
+run kp 0 --root "$tmp/kp"
+has kp "warn  p2pmap.dkms.next: the next boot's kernel 6.5.13-6-pve (/etc/kernel/proxmox-boot-pin: proxmox-boot-tool kernel pin) has no p2pmap $version built by DKMS: after the reboot nvidia binds without p2pmap, and modprobe p2pmap finds no module" &&
+	has kp "      fix: apt install proxmox-headers-6.5.13-6-pve (and proxmox-default-headers, for the kernels to come; pve-headers-6.5.13-6-pve before Proxmox VE 8), then dkms install p2pmap/$version -k 6.5.13-6-pve, before the reboot (no /lib/modules/6.5.13-6-pve/build: its headers are not installed)" &&
+	has kp "ok    p2pmap.dkms.kernels: every installed kernel (6.14.8-2-pve, 6.8.12-4-pve, 6.5.13-6-pve) has p2pmap $version built by DKMS, or is judged above"
+tap $? "kernels on Proxmox VE: the next boot pinned by proxmox-boot-tool to a kernel without p2pmap: warned, named, proxmox-headers in the fix"
+put "$tmp/kp/etc/kernel/next-boot-pin" 6.14.8-2-pve
+run kp2 0 --root "$tmp/kp"
+has kp2 "ok    p2pmap.dkms.next: the next boot's kernel 6.14.8-2-pve (/etc/kernel/next-boot-pin: proxmox-boot-tool kernel pin --next-boot) has p2pmap $version built by DKMS" &&
+	has kp2 "warn  p2pmap.dkms.kernels: installed kernels without p2pmap $version built by DKMS: 6.5.13-6-pve (booting one, from the boot menu or after a pin, starts the GPUs without p2pmap)"
+tap $? "kernels on Proxmox VE: a next-boot pin wins over the pin (proxmox-boot-tool's order); the pinned kernel without p2pmap still named"
+# Not loaded: modprobe p2pmap is a late load (the GPUs' driver bound
+# already): the fix says to bind it again, or reboot.
+before "$tmp/late"
+run late 1 --root "$tmp/late"
+has late "      fix: modprobe p2pmap (installed with make install or the p2pmap-dkms package; built by DKMS for the running kernel: p2pmap.dkms), then bind nvidia again, as links map when it binds: stop the server or container using the GPUs and reload nvidia (modprobe -r nvidia and the modules using it, then modprobe nvidia), or reboot"
+tap $? "p2pmap not loaded: the fix says a late load needs nvidia bound again (or a reboot), and a DKMS build for the running kernel"
+
+# Secure Boot (issue 36, item 6): the SecureBoot EFI variable (4
+# attribute bytes, 1 data byte), lockdown, module.sig_enforce; DKMS's
+# certificate (DKMS 3.x: /var/lib/dkms/mok.pub, DER) among the kernel's
+# keys (/proc/keys: "SUBJECT: SKID").
+efivar() {	# efivar DIR BYTE
+	mkdir -p "$1/sys/firmware/efi/efivars"
+	printf "\\x06\\x00\\x00\\x00\\x0$2" \
+		>"$1/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+}
+after "$tmp/s"
+run s0 0 --root "$tmp/s"
+has s0 "ok    p2pmap.secureboot: no Secure Boot (booted without UEFI: no /sys/firmware/efi); lockdown unread, module.sig_enforce unread: the kernel loads p2pmap unsigned"
+tap $? "Secure Boot: booted without UEFI: ok"
+efivar "$tmp/s" 0
+put "$tmp/s/sys/kernel/security/lockdown" "[none] integrity confidentiality"
+put "$tmp/s/sys/module/module/parameters/sig_enforce" N
+run s1 0 --root "$tmp/s"
+has s1 "ok    p2pmap.secureboot: Secure Boot is off (the SecureBoot EFI variable: 0); lockdown none, module.sig_enforce N: the kernel loads p2pmap unsigned"
+tap $? "Secure Boot off, no lockdown: ok"
+efivar "$tmp/s" 1
+put "$tmp/s/sys/kernel/security/lockdown" "none [integrity] confidentiality"
+run s2 0 --root "$tmp/s"
+has s2 "warn  p2pmap.secureboot: Secure Boot is on (the SecureBoot EFI variable: 1); lockdown integrity, module.sig_enforce N: the kernel loads only signed modules, and DKMS has no signing certificate (/var/lib/dkms/mok.pub): the p2pmap it built is unsigned and refused"
+tap $? "Secure Boot on, lockdown integrity, DKMS without a key: warned"
+if ! command -v openssl >/dev/null; then
+	tap_skip "Secure Boot on: DKMS's key not enrolled, then enrolled" "no openssl"
+else
+	# As DKMS's prepare_mok() makes it.
+	openssl req -new -x509 -nodes -days 36500 -subj "/CN=DKMS module signing key" \
+		-newkey rsa:2048 -keyout "$tmp/s/var/lib/dkms/mok.key" \
+		-addext "extendedKeyUsage=codeSigning" \
+		-outform DER -out "$tmp/s/var/lib/dkms/mok.pub" >/dev/null 2>&1
+	skid=$(openssl x509 -inform DER -in "$tmp/s/var/lib/dkms/mok.pub" -noout -ext subjectKeyIdentifier |
+		tail -1 | tr -d ' :' | tr A-F a-f)
+	put "$tmp/s/proc/keys" "0c5bd8a2 I------     1 perm 1f030000     0     0 asymmetri Debian Secure Boot CA: 6ccece7e4c6c0d1f6149f3dd27dfcc5cbb419ea1: X509.rsa 4c6c0d1f []
+2f3b7a01 I------     1 perm 1f030000     0     0 asymmetri Debian Secure Boot Signer 2022 - linux: 8a4a5d2b36e5e9f4d8f3b0e2c1a9d7e6f5b4a3c2: X509.rsa f5b4a3c2 []
+1a7f3e22 I--Q---     1 perm 1f3f0000     0 65534 keyring   .platform: 2"
+	run s3 0 --root "$tmp/s"
+	has s3 "warn  p2pmap.secureboot: Secure Boot is on (the SecureBoot EFI variable: 1); lockdown integrity, module.sig_enforce N: the kernel loads only modules signed by a key it trusts, and /var/lib/dkms/mok.pub (key identifier $skid) is not among /proc/keys: modprobe p2pmap is refused (\"Key was rejected by service\")" &&
+		has s3 "      fix: mokutil --import /var/lib/dkms/mok.pub (it asks a one-time password), reboot, and in the MOK manager choose Enroll MOK with that password"
+	tap $? "Secure Boot on: DKMS's key not enrolled (not among the kernel's keys): warned, with the mokutil steps"
+	printf '%s\n' "3d9e8f10 I------     1 perm 1f030000     0     0 asymmetri DKMS module signing key: $skid: X509.rsa ${skid:32:8} []" >>"$tmp/s/proc/keys"
+	run s4 0 --root "$tmp/s"
+	has s4 "ok    p2pmap.secureboot: Secure Boot is on (the SecureBoot EFI variable: 1); lockdown integrity, module.sig_enforce N: the kernel holds DKMS's key /var/lib/dkms/mok.pub (/proc/keys: \"DKMS module signing key: $skid\"), so it loads the p2pmap DKMS signs"
+	tap $? "Secure Boot on: DKMS's key enrolled (the kernel holds it): ok"
+fi
 
 # The saved configuration against the live links: one live link not
 # saved, one saved link not live; then the softdep and the initramfs.

@@ -7,7 +7,9 @@
  * doctor_paths.c (PCIe path, ACS), doctor_nvidia.c (the driver's
  * parameters), doctor_cuda.c (the CUDA driver really loaded),
  * doctor_p2pmap.c (the module, its links, its version, the saved links),
- * doctor_boot.c (DKMS, softdep, initramfs), doctor_log.c (the kernel log),
+ * doctor_boot.c (DKMS, softdep, initramfs), doctor_kernels.c (the next
+ * boot's kernel, every installed one), doctor_secureboot.c (Secure Boot,
+ * DKMS's key), doctor_log.c (the kernel log),
  * doctor_env.c (the server's environment).
  */
 #include <stdlib.h>
@@ -44,6 +46,8 @@ void doctor_run(const char *root, const struct doctor_env_source *env,
 		doctor_host_only(h);
 	} else {
 		doctor_check_dkms(h);
+		doctor_check_kernels(h);
+		doctor_check_secureboot(h);
 		doctor_check_saved(h);
 		doctor_check_softdep(h);
 		doctor_check_initramfs(h);

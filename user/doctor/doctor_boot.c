@@ -22,16 +22,7 @@
 #define P2PMAP_VERSION "VERSION"
 #endif
 
-#define DKMS_DIR	"/var/lib/dkms/p2pmap"
-
-static size_t need_count(const struct host *h)
-{
-	size_t i, need = 0;
-
-	for (i = 0; i < h->ngpus; i++)
-		need += doctor_needs_links(h, &h->gpus[i]);
-	return need;
-}
+#define DKMS_DIR	DOCTOR_DKMS_DIR
 
 /* Names in ROOT/REL, sorted; the caller frees them (n < 0: none). */
 static int list(const struct host *h, const char *rel, struct dirent ***names)
@@ -53,7 +44,7 @@ static void list_free(struct dirent **names, int n)
 }
 
 /* Has DKMS built p2pmap VER for kernel KVER (any architecture)? */
-static bool dkms_built(const struct host *h, const char *ver,
+bool doctor_dkms_built(const struct host *h, const char *ver,
 		       const char *kver)
 {
 	char rel[PATH_MAX / 2], mod[PATH_MAX];
@@ -84,7 +75,7 @@ static bool dkms_built(const struct host *h, const char *ver,
  * Proxmox VE 8: pve-headers-REL) and proxmox-default-headers for the
  * kernels to come; Debian's linux-headers-REL and linux-headers-ARCH.
  */
-static void headers_package(const char *rel, char *buf, size_t len)
+void doctor_headers_package(const char *rel, char *buf, size_t len)
 {
 	size_t n = strlen(rel);
 	const char *flavour = strrchr(rel, '-');
@@ -112,7 +103,7 @@ void doctor_check_dkms(struct host *h)
 	int nv, nk, i, j, built;
 	size_t len;
 
-	if (!h->loaded && need_count(h) < 2 && !doctor_exists(h, DKMS_DIR))
+	if (!h->loaded && doctor_need_count(h) < 2 && !doctor_exists(h, DKMS_DIR))
 		return;
 	if (!doctor_read(h, osrel, sizeof(osrel), "/proc/sys/kernel/osrelease"))
 		osrel[0] = '\0';
@@ -132,7 +123,7 @@ void doctor_check_dkms(struct host *h)
 		for (j = 0; j < nk; j++) {
 			const char *k = kernels[j]->d_name;
 
-			if (k[0] == '.' || !dkms_built(h, ver, k))
+			if (k[0] == '.' || !doctor_dkms_built(h, ver, k))
 				continue;
 			len = strlen(text);
 			snprintf(text + len, sizeof(text) - len, "%s%s",
@@ -151,7 +142,7 @@ void doctor_check_dkms(struct host *h)
 		list_free(kernels, nk);
 	}
 	list_free(vers, nv);
-	headers_package(osrel[0] ? osrel : "$(uname -r)", hdr, sizeof(hdr));
+	doctor_headers_package(osrel[0] ? osrel : "$(uname -r)", hdr, sizeof(hdr));
 	snprintf(rel, sizeof(rel), "/lib/modules/%s/build", osrel);
 	if (osrel[0] && !doctor_exists(h, rel))	/* DKMS cannot build without */
 		snprintf(fix, sizeof(fix),

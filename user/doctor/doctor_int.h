@@ -14,6 +14,7 @@
 
 #define GPU_BARS	6
 #define CONFIG_FILE	"/etc/modprobe.d/p2pmap.conf"
+#define DOCTOR_DKMS_DIR	"/var/lib/dkms/p2pmap"
 #define REBAR_BARS	6		/* entries of a ReBAR capability */
 
 /* One resizable BAR: its current size and the sizes it supports. */
@@ -88,6 +89,7 @@ bool doctor_translated(const struct gpu *g);
 /* Translated, bound to the server's driver and no VM's: its P2P needs
  * p2pmap. */
 bool doctor_needs_links(const struct host *h, const struct gpu *g);
+size_t doctor_need_count(const struct host *h);
 
 /* The checks, in the order of the chain (doctor_run()). */
 void doctor_check_iommu(struct host *h);
@@ -118,6 +120,15 @@ void doctor_check_cuda(struct host *h);
 void doctor_check_p2pmap(struct host *h);
 void doctor_check_version(struct host *h);
 void doctor_check_dkms(struct host *h);
+/* doctor_boot.c: has DKMS built p2pmap @ver for kernel @kver? */
+bool doctor_dkms_built(const struct host *h, const char *ver,
+		       const char *kver);
+/* "apt install HEADERS-PACKAGE (...)" for kernel @rel */
+void doctor_headers_package(const char *rel, char *buf, size_t len);
+/* doctor_kernels.c: the next boot's kernel and every installed one */
+void doctor_check_kernels(struct host *h);
+/* doctor_secureboot.c: Secure Boot, lockdown, DKMS's key enrolled */
+void doctor_check_secureboot(struct host *h);
 void doctor_check_saved(struct host *h);
 void doctor_check_softdep(struct host *h);
 void doctor_check_initramfs(struct host *h);

@@ -36,9 +36,23 @@ static void auto_fix(const struct host *h, const struct gpu *a,
 		 " (or p2pmap link auto --numa %d)", a->numa);
 }
 
+/*
+ * Loaded after the GPU driver bound, p2pmap maps a link only when the
+ * driver binds again; and modprobe finds p2pmap only where DKMS built it
+ * for the running kernel (p2pmap.dkms).
+ */
+static void late_load_fix(const struct host *h, char *buf, size_t len)
+{
+	const char *drv = h->want->driver;
+
+	snprintf(buf, len,
+		 "modprobe p2pmap (installed with make install or the p2pmap-dkms package; built by DKMS for the running kernel: p2pmap.dkms), then bind %s again, as links map when it binds: stop the server or container using the GPUs and reload %s (modprobe -r %s and the modules using it, then modprobe %s), or reboot",
+		 drv, drv, drv, drv);
+}
+
 void doctor_check_p2pmap(struct host *h)
 {
-	char v[64], name[64], fix[160];
+	char v[64], name[64], fix[160], late[512];
 	struct link_sysfs l;
 	size_t i, j, need = 0;
 	struct doctor_check *c;
@@ -53,9 +67,9 @@ void doctor_check_p2pmap(struct host *h)
 		return;
 	}
 	if (!h->loaded) {
+		late_load_fix(h, late, sizeof(late));
 		c = doctor_add(h, "p2pmap.loaded", DOCTOR_FAIL,
-			       doctor_exists(h, "/sys/module/p2pmap") ? "" :
-			       "modprobe p2pmap (installed with make install or the p2pmap-dkms package)",
+			       doctor_exists(h, "/sys/module/p2pmap") ? "" : late,
 			       "p2pmap is not loaded: no peer BAR is mapped in %zu translated %s GPU(s)' domains",
 			       need, h->want->driver);
 		doctor_blocking(c);

@@ -104,3 +104,13 @@ bool doctor_needs_links(const struct host *h, const struct gpu *g)
 {
 	return doctor_translated(g) && !strcmp(g->driver, h->want->driver) && !g->vm;
 }
+
+/* How many GPUs need p2pmap's links (doctor_needs_links()). */
+size_t doctor_need_count(const struct host *h)
+{
+	size_t i, need = 0;
+
+	for (i = 0; i < h->ngpus; i++)
+		need += doctor_needs_links(h, &h->gpus[i]);
+	return need;
+}
