@@ -315,9 +315,9 @@ static __thread CUcontext current;
  * every process that opens a context on it hangs there.  The
  * state outlives the process (verify runs one per operation): a file
  * wedged-N in the directory P2PMAP_CUDA_STUB_STATE (without it, the wedge
- * ends with the process).  Each hang the rule causes appends "hang gpu=N
- * pid=P at=copy|kernel|context" to the file "hangs" there, for the tests
- * to count.
+ * ends with the process).  Each hang, this rule's or rule hang's,
+ * appends "hang gpu=N pid=P at=copy|kernel|context" to the file "hangs"
+ * there, for the tests to count (N: the wedged GPU, or the engine's).
  */
 static unsigned int wedge_gpus;		/* bit per physical device */
 
@@ -356,11 +356,23 @@ static int wedged(int gpu)
 	       !wedge_file(path, sizeof(path), gpu) && !access(path, F_OK);
 }
 
+/* A hang, any rule's, counted in "hangs" for the tests (not a wedge). */
+static void hang_count(int gpu, const char *at)
+{
+	char path[512];
+	FILE *f;
+
+	if (!wedge_file(path, sizeof(path), -1) && (f = fopen(path, "a"))) {
+		fprintf(f, "hang gpu=%d pid=%d at=%s\n", gpu, (int)getpid(),
+			at);
+		fclose(f);
+	}
+}
+
 /* @gpu wedged for every process after this one; the hang counted. */
 static void wedge_mark(int gpu, const char *at)
 {
 	char path[512];
-	FILE *f;
 	int fd;
 
 	if (!wedge_file(path, sizeof(path), gpu)) {
@@ -368,11 +380,7 @@ static void wedge_mark(int gpu, const char *at)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (!wedge_file(path, sizeof(path), -1) && (f = fopen(path, "a"))) {
-		fprintf(f, "hang gpu=%d pid=%d at=%s\n", gpu, (int)getpid(),
-			at);
-		fclose(f);
-	}
+	hang_count(gpu, at);
 }
 
 /* Opening a context on a wedged GPU: never returns. */
@@ -404,8 +412,11 @@ static int wedge_peer(int a, int b, int hang, const char *at)
 {
 	int g = wedge_gpus >> a & 1 ? a : wedge_gpus >> b & 1 ? b : -1;
 
-	if (g < 0 || (!hang && wedge_by_rule(g)))
+	if (g < 0 || (!hang && wedge_by_rule(g))) {
+		if (hang)
+			hang_count(a, at);
 		return hang;
+	}
 	wedge_mark(g, at);
 	return 1;
 }
