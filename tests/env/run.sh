@@ -555,6 +555,71 @@ assert not bad and n >= 20, (len(bad), n)
 PY
 tap $? "every relative link in README.md and Documentation/*.md names a file that exists"
 
+# Every p2pmap command line the documents show (in a code block, at the
+# start of a line or after "&&", "|" or "$("; "\" continuations
+# joined) names a command "p2pmap help" knows, a subcommand its usage
+# lists, and only options its help lists: the README's Proxmox section
+# and every other is checked against the CLI, not against itself.
+python3 - "${P2PMAP_DOCS_TOP:-$top}" "$p2pmap" <<'PY'
+import glob, os, re, subprocess, sys
+docs, cli = sys.argv[1], sys.argv[2]
+files = [docs + "/README.md"] + sorted(glob.glob(docs + "/Documentation/*.md"))
+helps, bad, n = {}, [], 0
+
+def help_of(cmd):
+    if cmd not in helps:
+        r = subprocess.run([cli, "help", cmd], capture_output=True, text=True)
+        helps[cmd] = r.stdout if r.returncode == 0 else None
+    return helps[cmd]
+
+def code_lines(text):
+    # Fenced, or indented 4 or more after a blank line (an indented line
+    # that follows text continues that paragraph or list item).
+    fenced, code, prev = False, False, ""
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if line.startswith("    ") and line.strip():
+            code = code or not prev.strip()
+        elif line.strip():
+            code = False
+        prev = line
+        if fenced or code:
+            yield line
+
+for f in files:
+    joined, buf = [], ""
+    for line in code_lines(open(f).read()):
+        buf += line.rstrip()[:-1] + " " if line.rstrip().endswith("\\") else line
+        if not line.rstrip().endswith("\\"):
+            joined.append(buf)
+            buf = ""
+    for line in joined:
+        for m in re.finditer(r"(?:^\s*(?:[#$] )?|&&\s*|\|\s*|\$\()p2pmap\s+([a-z][a-z-]*)(?=\s|$)([^|;&)>#]*)", line):
+            cmd, args = m.group(1), m.group(2).split()
+            n += 1
+            where = "%s: %s" % (os.path.relpath(f, docs), line.strip())
+            text = help_of(cmd)
+            if text is None:
+                bad.append(where + ": no command " + cmd)
+                continue
+            if args and re.fullmatch(r"[a-z]+", args[0]) and \
+               re.search(r"^\s*(Usage:)?\s*p2pmap %s [a-z|]+" % cmd, text, re.M):
+                subs = re.findall(r"^\s*(?:Usage:)?\s*p2pmap %s ([a-z|]+)" % cmd, text, re.M)
+                if not any(args[0] in s.split("|") for s in subs):
+                    bad.append(where + ": no subcommand " + args[0])
+            for a in args:
+                o = a.split("=")[0]
+                if o.startswith("--") and not re.search(re.escape(o) + r"\b", text):
+                    bad.append(where + ": " + cmd + " has no " + o)
+for b in bad:
+    print("# " + b)
+assert not bad and n >= 30, (len(bad), n)
+print("# %d command lines checked" % n)
+PY
+tap $? "every p2pmap command line in README.md and Documentation/*.md is one the CLI takes: its command, subcommand and options (p2pmap help)"
+
 # --json: "schema": 1 first; link_state is status' state name, "unknown"
 # for one /sys spells otherwise ("?"); the text keeps what /sys says.
 run pending-json 1 --verify "$ok" --root "$tmp/h3" --json
