@@ -292,7 +292,8 @@ tap $? "the same host from an LXC container: host-only checks skipped (run on th
 # minors in probe order, not bus order), node 1's four to VM 200 under
 # SEV-SNP (81:00 without domain or function, a PCI mapping with a ";" list
 # for this node and a map line for another node, e1 with its domain).  A
-# snapshot and pending changes name other devices: never read.
+# snapshot names other devices: never read; the VM's pending hostpci3
+# names one it has already (a1:00.0): nothing to say.
 pve() {
 	local d=$1 a
 	after "$d"
@@ -352,7 +353,7 @@ machine: q35
 name: snp-vm
 
 [PENDING]
-hostpci3: 0000:01:00.0
+hostpci3: 0000:a1:00.0
 
 [before-upgrade]
 hostpci3: 0000:21:00.0"
@@ -406,6 +407,54 @@ has pve2 "      fix: p2pmap link add 0000:61:00.0 0000:01:00.0; p2pmap link add 
 	has pve2 "ok    gpu.0000:01:00.0.owner: 0000:01:00.0 belongs to CT 101 \"sglang\" (/dev/nvidia0 dev0)" &&
 	grep -q "^first blocking cause: pve.vm.200.link: " "$tmp/pve2.out"
 tap $((r1 | $?)) "Proxmox findings: a VM's GPU on nvidia, links into it fail (blocking), the container's missing directions with the exact link add commands, a device its cgroup does not allow"
+# Proxmox's files as they are (issue 36, item 7).  A pending hostpciN
+# (qemu-server's [PENDING], applied when the VM next starts) naming a GPU
+# in use: the container's 01:00.0, a linked 21:00.0 (taken from the
+# container first); a pending one of the VM's own: nothing.
+pve "$tmp/pp"
+sed -i 's/^hostpci3: 0000:a1:00.0$/hostpci3: 0000:01:00.0\nhostpci4: 0000:21:00\nhostpci5: 0000:c1:00.0/' \
+	"$tmp/pp/etc/pve/nodes/pve1/qemu-server/200.conf"
+sed -i '/nvidia2 dev\/nvidia2/d' "$tmp/pp/etc/pve/nodes/pve1/lxc/101.conf"
+run pp 0 --root "$tmp/pp" --unit vllm.service
+has pp "warn  pve.vm.200.pending: VM 200 \"snp-vm\": its pending hostpci3 (applied when it next starts) names 0000:01:00.0, which CT 101 \"sglang\" has (/dev/nvidia0): qemu-server then binds it to vfio-pci, away from the host" &&
+	has pp "      fix: qm set 200 --revert hostpci3 (unless the GPU is to move to the VM)" &&
+	has pp "warn  pve.vm.200.pending: VM 200 \"snp-vm\": its pending hostpci4 (applied when it next starts) names 0000:21:00.0, which p2pmap links: qemu-server then binds it to vfio-pci, away from the host" &&
+	[ "$(grep -c "^warn  pve.vm.200.pending:" "$tmp/pp.out")" = 2 ] &&
+	! grep -q "pending.*c1:00.0" "$tmp/pp.out"
+tap $? "Proxmox: a VM's pending hostpciN naming a GPU a container has or p2pmap links: warned, with qm set --revert; one of the VM's own: nothing"
+# A GPU named by the VM and the container: the VM's line is the fix, not
+# the container's links.
+pve "$tmp/both"
+sed -i 's/^hostpci2: 0000:e1:00.0,pcie=1,x-vga=0$/hostpci2: 0000:01:00.0,pcie=1/' \
+	"$tmp/both/etc/pve/nodes/pve1/qemu-server/200.conf"
+run both 1 --root "$tmp/both" --unit vllm.service
+has both "warn  gpu.0000:01:00.0.owner: 0000:01:00.0 is named by VM 200 \"snp-vm\" (SEV-SNP; hostpci2) and CT 101 \"sglang\" (/dev/nvidia0 dev0): one device, two guests (the VM takes it from the container when it starts)" &&
+	has both "      fix: qm set 200 --delete hostpci2 if CT 101 keeps it (its links stay as they are), or take /dev/nvidia0 out of CT 101; delete no p2pmap link before that" &&
+	grep -q "^fail  pve.vm.200.link: link 0000:01:00.0 -> 0000:21:00.0 touches 0000:01:00.0 of VM 200" "$tmp/both.out" &&
+	has both "      fix: qm set 200 --delete hostpci2: CT 101 has 0000:01:00.0 too (/dev/nvidia0); only if the VM keeps it: p2pmap link del 0000:01:00.0 0000:21:00.0; p2pmap config save" &&
+	! grep -q "^      fix: p2pmap link del 0000:01:00.0" "$tmp/both.out"
+tap $? "Proxmox: a GPU named by a VM and a container: the first fix removes the VM's line, never the container's links"
+# As a user other than root (pmxcfs: guest files root:www-data 0640), no
+# guest is read: said, and no GPU called the host's.  Guests past 128
+# (a fixed limit before): all read.
+pve "$tmp/nr"
+chmod 0640 "$tmp/nr"/etc/pve/nodes/pve1/qemu-server/*.conf "$tmp/nr"/etc/pve/nodes/pve1/lxc/*.conf
+chmod -R a+rX "$tmp/nr" && chmod a+x "$tmp"
+chmod 0640 "$tmp/nr"/etc/pve/nodes/pve1/qemu-server/*.conf "$tmp/nr"/etc/pve/nodes/pve1/lxc/*.conf
+(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups "$p2pmap" doctor --root "$tmp/nr") >"$tmp/nr.out" 2>&1
+has nr "warn  pve.guests: 2 of 2 guest configuration(s) in /etc/pve could not be read (Permission denied; pmxcfs gives them to root:www-data, 0640): which GPUs those guests have is not known, and no GPU is called the host's" &&
+	has nr "      fix: run p2pmap doctor as root" &&
+	! grep -q "is the host's" "$tmp/nr.out" &&
+	grep -q "^skip  gpu.0000:01:00.0.owner: 0000:01:00.0: whose it is is not known (2 guest configuration(s) not read: pve.guests)" "$tmp/nr.out"
+tap $? "Proxmox as non-root: the unreadable guest files said, no GPU called the host's"
+pve "$tmp/many"
+for i in $(seq 1000 1149); do
+	put "$tmp/many/etc/pve/nodes/pve1/lxc/$i.conf" "hostname: ct$i"
+done
+run many 0 --root "$tmp/many" --unit vllm.service
+grep -q "^ok    proxmox: Proxmox VE node pve1: 1 VM(s) and 151 container(s) in /etc/pve" "$tmp/many.out" &&
+	has many "ok    gpu.0000:81:00.0.owner: 0000:81:00.0 belongs to VM 200 \"snp-vm\" (SEV-SNP; hostpci0), bound to vfio-pci"
+tap $? "Proxmox: 152 guests, every one read (no fixed limit of 128)"
 rm "$tmp/pve2/etc/pve/local"
 run pve3 0 --root "$tmp/pve2" --unit vllm.service
 has pve3 "skip  proxmox: /etc/pve exists but pmxcfs does not serve it (no /etc/pve/local): the guests' configuration was not read" &&

@@ -103,6 +103,22 @@ static const struct pve_guest *vm_of(const struct pve_host *p,
 	return NULL;
 }
 
+/* The container given @addr's /dev/nvidiaN, or NULL; that minor in @minor. */
+static const struct pve_guest *ct_of(const struct pve_host *p,
+				     const struct nv_minors *m,
+				     const char *addr, int *minor)
+{
+	size_t i, k;
+
+	for (i = 0; i < p->n; i++)
+		for (k = 0; !p->g[i].vm && k < p->g[i].nnv; k++)
+			if (!strcmp(m->addr[p->g[i].nv[k].minor], addr)) {
+				*minor = p->g[i].nv[k].minor;
+				return &p->g[i];
+			}
+	return NULL;
+}
+
 /*
  * The fix for VM @vm's GPU left on the host's driver: this device only.
  * qemu-server binds each hostpci device to vfio-pci when the VM starts
@@ -157,11 +173,23 @@ static void gpu_owner(struct host *h, const struct pve_host *p,
 			break;
 		}
 	}
-	if (!owners) {
+	if (!owners && p->unreadable) {
+		doctor_add(h, name, DOCTOR_SKIP, NULL,
+			   "%s: whose it is is not known (%zu guest configuration(s) not read: pve.guests)",
+			   gpu->addr, p->unreadable);
+	} else if (!owners) {
 		owner(h, gpu->addr, "host", NULL, NULL);
 		doctor_add(h, name, DOCTOR_OK, NULL,
 			   "%s is the host's: no VM or container of node %s passes it through",
 			   gpu->addr, p->node);
+	} else if (owners > 1 && vm && ct) {
+		/* The container runs with it: the VM's line is the one to go. */
+		snprintf(fix, sizeof(fix),
+			 "qm set %u --delete %s if CT %u keeps it (its links stay as they are), or take /dev/nvidia%d out of CT %u; delete no p2pmap link before that",
+			 vm->id, vmvia, ct->id, ctminor, ct->id);
+		doctor_add(h, name, DOCTOR_WARN, fix,
+			   "%s is named by %s: one device, two guests (the VM takes it from the container when it starts)",
+			   gpu->addr, all);
 	} else if (owners > 1) {
 		doctor_add(h, name, DOCTOR_WARN, "keep it in one guest",
 			   "%s is named by %s: one device, two guests", gpu->addr,
@@ -185,11 +213,17 @@ static void gpu_owner(struct host *h, const struct pve_host *p,
 	}
 }
 
-/* Every live link with a VM's GPU at either end: a failure each. */
-static void vm_links(struct host *h, const struct pve_host *p)
+/*
+ * Every live link with a VM's GPU at either end: a failure each.  A GPU a
+ * container has too is the container's until the VM's line goes: the fix
+ * is then that line (gpu.ADDR.owner), not the container's links.
+ */
+static void vm_links(struct host *h, const struct pve_host *p,
+		     const struct nv_minors *m)
 {
-	char path[PATH_MAX], from[32], name[48], fix[96], text[160];
-	const struct pve_guest *vm;
+	char path[PATH_MAX], from[32], name[48], fix[256], text[160];
+	const struct pve_guest *vm, *ct;
+	int minor;
 	struct dirent **names;
 	const char *via, *gpu;
 	char *to;
@@ -214,8 +248,15 @@ static void vm_links(struct host *h, const struct pve_host *p)
 			continue;
 		who(vm, via, text, sizeof(text));
 		snprintf(name, sizeof(name), "pve.vm.%u.link", vm->id);
-		snprintf(fix, sizeof(fix), "p2pmap link del %s %s; p2pmap config save",
-			 from, to);
+		ct = ct_of(p, m, gpu, &minor);
+		if (ct)
+			snprintf(fix, sizeof(fix),
+				 "qm set %u --delete %s: CT %u has %s too (/dev/nvidia%d); only if the VM keeps it: p2pmap link del %s %s; p2pmap config save",
+				 vm->id, via, ct->id, gpu, minor, from, to);
+		else
+			snprintf(fix, sizeof(fix),
+				 "p2pmap link del %s %s; p2pmap config save",
+				 from, to);
 		doctor_blocking(doctor_add(h, name, DOCTOR_FAIL, fix,
 					   "link %s -> %s touches %s of %s: a VM's GPU is never a peer of the host's GPUs",
 					   from, to, gpu, text));
@@ -298,6 +339,75 @@ static void ct_links(struct host *h, const struct pve_host *p,
 	}
 }
 
+/* A live link ("A-B" in ROOT/sys/kernel/p2pmap/links) at @addr. */
+static bool linked(const struct host *h, const char *addr)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	size_t n = strlen(addr);
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/p2pmap/links", h->root);
+	d = opendir(path);
+	while (d && !found && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		found = (!strncmp(e->d_name, addr, n) && e->d_name[n] == '-') ||
+			(len > n + 1 && !strcmp(e->d_name + len - n, addr) &&
+			 e->d_name[len - n - 1] == '-');
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * A VM's pending hostpciN (taken when it next starts: qemu-server binds
+ * the device to vfio-pci then) naming a GPU that is in use now: a
+ * container's, or at either end of a live link.
+ */
+static void vm_pending(struct host *h, const struct pve_host *p,
+		       const struct nv_minors *m)
+{
+	char name[48], fix[160], use[160];
+	const struct pve_guest *g, *ct;
+	const struct pve_pci *pp;
+	size_t i, k, j;
+	int minor;
+
+	for (i = 0; i < p->n; i++) {
+		g = &p->g[i];
+		for (k = 0; g->vm && k < g->npending; k++) {
+			pp = &g->pending[k];
+			for (j = 0; j < h->ngpus; j++) {
+				const char *a = h->gpus[j].addr;
+
+				if (!pve_pci_names(pp->id, a))
+					continue;
+				ct = ct_of(p, m, a, &minor);
+				if (ct)
+					snprintf(use, sizeof(use),
+						 "CT %u \"%s\" has (/dev/nvidia%d)",
+						 ct->id, ct->name, minor);
+				else if (linked(h, a))
+					snprintf(use, sizeof(use),
+						 "p2pmap links");
+				else
+					continue;
+				snprintf(name, sizeof(name),
+					 "pve.vm.%u.pending", g->id);
+				snprintf(fix, sizeof(fix),
+					 "qm set %u --revert %s (unless the GPU is to move to the VM)",
+					 g->id, pp->via);
+				doctor_add(h, name, DOCTOR_WARN, fix,
+					   "VM %u \"%s\": its pending %s (applied when it next starts) names %s, which %s: qemu-server then binds it to vfio-pci, away from the host",
+					   g->id, g->name, pp->via, a, use);
+			}
+		}
+	}
+}
+
 /*
  * Marks each GPU a VM of this node passes through (gpu->vm), before any
  * check proposes links: a VM's GPU is never a peer, even while the VM is
@@ -316,6 +426,7 @@ void doctor_find_vm_gpus(struct host *h)
 		vm = vm_of(&p, h->gpus[i].addr, &via);
 		h->gpus[i].vm = vm ? vm->id : 0;
 	}
+	pve_free(&p);
 }
 
 void doctor_check_proxmox(struct host *h)
@@ -338,8 +449,13 @@ void doctor_check_proxmox(struct host *h)
 	nv_minors_read(h, &m);
 	doctor_nv_majors_read(h, &maj);
 	doctor_add(h, "proxmox", DOCTOR_OK, NULL,
-		   "Proxmox VE node %s: %zu VM(s) and %zu container(s) in /etc/pve (their current configuration, not snapshots or pending changes)",
+		   "Proxmox VE node %s: %zu VM(s) and %zu container(s) in /etc/pve (their current configuration; a VM's pending hostpciN apart; not snapshots)",
 		   p.node, p.vms, p.cts);
+	if (p.unreadable)
+		doctor_add(h, "pve.guests", DOCTOR_WARN,
+			   "run p2pmap doctor as root",
+			   "%zu of %zu guest configuration(s) in /etc/pve could not be read (%s; pmxcfs gives them to root:www-data, 0640): which GPUs those guests have is not known, and no GPU is called the host's",
+			   p.unreadable, p.n, strerror(p.unreadable_errno));
 	for (i = 0; i < p.n; i++) {
 		char name[48];
 
@@ -358,11 +474,13 @@ void doctor_check_proxmox(struct host *h)
 	}
 	for (i = 0; i < h->ngpus; i++)
 		gpu_owner(h, &p, &m, &maj, &h->gpus[i]);
+	vm_pending(h, &p, &m);
 	for (i = 0; i < p.n; i++)
 		if (!p.g[i].vm && p.g[i].nnv)
 			doctor_check_ct_nodes(h, &p, &maj, &p.g[i]);
 	if (h->loaded) {
-		vm_links(h, &p);
+		vm_links(h, &p, &m);
 		ct_links(h, &p, &m);
 	}
+	pve_free(&p);
 }

@@ -5,9 +5,10 @@
  * mapping of /etc/pve/mapping/pci.cfg), whether it runs under SEV-SNP
  * (amd-sev), and which /dev/nvidiaN and other nodes each container is
  * given (devN, lxc.mount.entry) and the device rules LXC applies for it
- * (pve_devices.c).  Only the
- * current configuration counts: the lines before the first [section]
- * (snapshots and pending changes are not what runs).  The formats follow
+ * (pve_devices.c).  The current configuration is what runs: the lines
+ * before the first [section]; of a VM's pending changes ([PENDING],
+ * applied when it next starts) its hostpciN are kept apart, snapshots are
+ * not read.  The formats follow
  * Proxmox's parsers: qemu-server's parse_vm_config and parse_hostpci,
  * pve-container's parse_pct_config, pve-guest-common's PVE::Mapping::PCI
  * and pve-common's parse_property_string.
@@ -18,7 +19,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PVE_MAX_GUESTS	128
 #define PVE_MAX_PCI	32		/* devices per VM (16 hostpciN, lists) */
 #define PVE_MAX_NV	32		/* /dev/nvidiaN per container */
 #define PVE_NV_MINORS	248		/* NVIDIA's GPU minors: 0..247 */
@@ -92,6 +92,9 @@ struct pve_guest {
 	size_t nbad;
 	struct pve_bad_rule bad[PVE_MAX_BAD];
 	size_t unresolved;		/* mappings not found for this node */
+	size_t npending;		/* hostpciN of [PENDING] (a VM) */
+	struct pve_pci pending[PVE_MAX_PCI];
+	int unreadable;			/* its file could not be read: errno */
 };
 
 enum pve_state {
@@ -104,13 +107,21 @@ struct pve_host {
 	char node[64];
 	enum pve_cgroup cgroup;
 	bool cgroup_known;		/* else cgroup2 assumed (Proxmox VE 7+) */
-	size_t n;
-	struct pve_guest g[PVE_MAX_GUESTS];
+	size_t n, cap;
+	struct pve_guest *g;		/* as many as there are files */
 	size_t vms, cts;
+	size_t unreadable;		/* guest files not read */
+	int unreadable_errno;		/* the first one's errno */
 };
 
-/* Reads ROOT/etc/pve (@root "" for this machine). */
+/*
+ * Reads ROOT/etc/pve (@root "" for this machine) into @p, zeroed or read
+ * before (what it held is freed).
+ */
 enum pve_state pve_read(const char *root, struct pve_host *p);
+
+/* What pve_read() allocated. */
+void pve_free(struct pve_host *p);
 
 /* The host's cgroup layout under @root; @known false when neither is seen. */
 enum pve_cgroup pve_cgroup_layout(const char *root, bool *known);

@@ -2,11 +2,15 @@
 /*
  * The guests of this Proxmox VE node (pve.h): ROOT/etc/pve/nodes/NODE/
  * qemu-server/ID.conf and lxc/ID.conf, "key: value" lines (raw lxc.* keys
- * also "key = value"), their current configuration only: what precedes
- * the first [section] (a snapshot, [PENDING], [pve:pending]).
+ * also "key = value"), their current configuration: what precedes the
+ * first [section] (a snapshot, [PENDING], [pve:pending]); and a VM's
+ * hostpciN in [PENDING] (qemu-server's parse_vm_config: "[PENDING]", any
+ * case), which it takes when it next starts.
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <strings.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,27 +142,71 @@ static void read_ct(char *key, char *val, enum pve_cgroup cg,
 	}
 }
 
-static void read_guest(const char *root, const struct pve_host *p,
-		       const char *path, struct pve_guest *g)
+/* A VM's pending hostpciN: its devices, apart from those it runs with. */
+static void read_pending(const char *root, const char *node, char *key,
+			 char *val, struct pve_guest *g)
+{
+	static struct pve_guest tmp;
+	size_t k;
+
+	if (key_index(key, "hostpci", 16) < 0)
+		return;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.vm = true;
+	read_vm(root, node, key, val, &tmp);
+	for (k = 0; k < tmp.npci && g->npending < PVE_MAX_PCI; k++)
+		g->pending[g->npending++] = tmp.pci[k];
+}
+
+/* 0, or the errno that kept @path from being read. */
+static int read_guest(const char *root, const struct pve_host *p,
+		      const char *path, struct pve_guest *g)
 {
 	char line[2048], *key, *val;
 	FILE *f = fopen(path, "r");
+	bool pending = false;
 	int r;
 
 	if (!f)
-		return;
+		return errno ? errno : EIO;
 	while (fgets(line, sizeof(line), f)) {
-		r = conf_line(line, &key, &val);
-		if (r < 0)
-			break;
-		if (!r)
+		if (line[0] == '[') {
+			pending = g->vm && !strncasecmp(line, "[PENDING]", 9);
+			if (!pending)
+				break;
 			continue;
-		if (g->vm)
+		}
+		r = conf_line(line, &key, &val);
+		if (r <= 0)
+			continue;
+		if (pending)
+			read_pending(root, p->node, key, val, g);
+		else if (g->vm)
 			read_vm(root, p->node, key, val, g);
 		else
 			read_ct(key, val, p->cgroup, g);
 	}
 	fclose(f);
+	return 0;
+}
+
+/* A slot for one more guest: as many as there are files. */
+static struct pve_guest *guest_new(struct pve_host *p)
+{
+	struct pve_guest *g;
+	size_t cap;
+
+	if (p->n == p->cap) {
+		cap = p->cap ? 2 * p->cap : 16;
+		g = realloc(p->g, cap * sizeof(*g));
+		if (!g)
+			return NULL;
+		p->g = g;
+		p->cap = cap;
+	}
+	g = &p->g[p->n++];
+	memset(g, 0, sizeof(*g));
+	return g;
 }
 
 static int by_id(const void *a, const void *b)
@@ -184,20 +232,23 @@ static void read_dir(const char *root, const char *node, const char *dir,
 	d = opendir(path);
 	if (!d)
 		return;
-	while ((e = readdir(d)) && p->n < PVE_MAX_GUESTS) {
+	while ((e = readdir(d))) {
 		id = strtoul(e->d_name, &end, 10);
 		if (!isdigit((unsigned char)e->d_name[0]) ||
 		    strcmp(end, ".conf"))
 			continue;
-		g = &p->g[p->n++];
-		memset(g, 0, sizeof(*g));
+		g = guest_new(p);
+		if (!g)
+			break;
 		g->vm = vm;
 		g->id = id;
 		snprintf(g->name, sizeof(g->name), "%s %lu", vm ? "VM" : "CT",
 			 id);
 		snprintf(path, sizeof(path), "%s/etc/pve/nodes/%s/%s/%s", root,
 			 node, dir, e->d_name);
-		read_guest(root, p, path, g);
+		g->unreadable = read_guest(root, p, path, g);
+		if (g->unreadable && !p->unreadable++)
+			p->unreadable_errno = g->unreadable;
 		if (vm)
 			p->vms++;
 		else
@@ -206,11 +257,17 @@ static void read_dir(const char *root, const char *node, const char *dir,
 	closedir(d);
 }
 
+void pve_free(struct pve_host *p)
+{
+	free(p->g);
+	memset(p, 0, sizeof(*p));
+}
+
 enum pve_state pve_read(const char *root, struct pve_host *p)
 {
 	char path[PATH_MAX];
 
-	memset(p, 0, sizeof(*p));
+	pve_free(p);
 	snprintf(path, sizeof(path), "%s/etc/pve", root);
 	if (access(path, F_OK))
 		return PVE_ABSENT;
@@ -219,6 +276,7 @@ enum pve_state pve_read(const char *root, struct pve_host *p)
 	p->cgroup = pve_cgroup_layout(root, &p->cgroup_known);
 	read_dir(root, p->node, "lxc", false, p);
 	read_dir(root, p->node, "qemu-server", true, p);
-	qsort(p->g, p->n, sizeof(p->g[0]), by_id);
+	if (p->n)
+		qsort(p->g, p->n, sizeof(p->g[0]), by_id);
 	return PVE_READ;
 }
