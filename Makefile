@@ -3,6 +3,7 @@
 #   make demo       an emulated multi-GPU host in QEMU, before and after p2pmap
 #   make check      every test (unit, static, VM suites on each kernel/IOMMU)
 #   make check-host the host tests alone (minutes), counted as make check
+#   make check-gpu  the real CUDA driver beside the stand-in (an NVIDIA GPU)
 #   make check-vm KVER=6.12 IOMMU=amd SUITES=early,holds [TOPO=gpus4+pxb]
 #                   one boot of the suites named (tests/check-vm.sh)
 #   make install    CLI, man pages, bash completion, and the module through
@@ -58,6 +59,11 @@ check: deps
 
 check-host: deps
 	tests/run.sh host
+
+# On a machine with an NVIDIA GPU: the real driver's answers beside the
+# stand-in's (tests/gpu/run.sh); without one it says so and passes.
+check-gpu: user
+	tests/gpu/run.sh
 
 check-vm: deps
 	tests/check-vm.sh
@@ -181,4 +187,4 @@ clean:
 	-if mountpoint -q build/trixie/proc; then umount -l build/trixie/proc; fi
 	rm -rf build
 
-.PHONY: all user module deps check check-host check-vm demo bench dkms-src install uninstall deb clean
+.PHONY: all user module deps check check-host check-gpu check-vm demo bench dkms-src install uninstall deb clean

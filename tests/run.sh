@@ -86,6 +86,7 @@ suite_queue -t 600 "[doctor]" "$top/tests/doctor/run.sh"
 suite_queue -t 300 "[unit]" make -s -C "$top/user" test
 suite_queue -t 300 "[caches]" "$top/tests/caches/run.sh"
 suite_queue -t 300 "[cuda]" "$top/tests/cuda-check/run.sh"
+suite_queue -t 120 "[gpu]" "$top/tests/gpu/run.sh"
 suite_queue -t 300 "[config]" "$top/tests/config/run.sh"
 suite_queue -t 300 "[cli]" "$top/tests/cli/run.sh"
 suite_queue -t 300 "[options]" "$top/tests/cli/options.sh"

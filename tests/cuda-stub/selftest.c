@@ -8,7 +8,9 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cuda.h"
 
@@ -152,6 +154,28 @@ static void work_checks(const struct cuda_api *api, CUcontext c0)
 	api->CtxSetCurrent(c0);
 }
 
+/*
+ * A child forked after cuInit: CUDA is not supported there (NVIDIA's CUDA
+ * programming guide); the driver answers 3, NOT_INITIALIZED, cuInit too.
+ */
+static void fork_checks(const struct cuda_api *api)
+{
+	int status = -1, n = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		_exit(api->DeviceGetCount(&n) == 3 && api->Init(0) == 3 ? 0 : 1);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && !WEXITSTATUS(status),
+	      "a child forked after cuInit: every call, cuInit too, fails with 3 (NOT_INITIALIZED)",
+	      status);
+	status = api->DeviceGetCount(&n);
+	check(!status && n > 0, "... the parent's calls still work", n);
+}
+
 int main(void)
 {
 	CUmemAllocationProp prop = { 0 };
@@ -199,6 +223,7 @@ int main(void)
 	      "cuMemExportToShareableHandle: a handle type not asked for at creation, 801", r);
 	clock_checks(&api, ctx);
 	work_checks(&api, ctx);
+	fork_checks(&api);
 	/* Mapped, but no cuMemSetAccess: a kernel there is an illegal address. */
 	api.MemAddressReserve(&va, gran, 0, 0, 0);
 	api.MemMap(va, gran, 0, h, 0);

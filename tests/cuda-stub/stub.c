@@ -285,6 +285,7 @@ static struct {
 	pthread_mutex_t lock;
 	int parsed, ndevs, initialized, init_result, jit_result, sticky;
 	int unload;			/* rule unload=: 1 crash, 2 hang */
+	pid_t init_pid;			/* the process cuInit succeeded in */
 	double host_call_us;		/* rule hostcall=, else HOST_CALL_US */
 	char busid[MAX_DEVS][32];
 	int nvis, vis[MAX_DEVS];	/* ordinal -> physical */
@@ -760,15 +761,19 @@ static double host_call_us(void)
 
 /*
  * Every entry point: a call's host time, under the lock, and failing
- * after a sticky error.
+ * after a sticky error, or in a child forked after cuInit (forked()).
  */
 #define LOCKED(expr) do {						\
 	CUresult r_;							\
 									\
 	host_until(now_us() + host_call_us());				\
 	pthread_mutex_lock(&st.lock);					\
-	work_done(now_us());						\
-	r_ = st.sticky ? st.sticky : (expr);				\
+	if (forked()) {							\
+		r_ = 3;							\
+	} else {							\
+		work_done(now_us());					\
+		r_ = st.sticky ? st.sticky : (expr);			\
+	}								\
 	pthread_mutex_unlock(&st.lock);					\
 	return r_;							\
 } while (0)
@@ -789,7 +794,19 @@ static CUresult init(unsigned int flags)
 	if (!st.nvis)
 		return 100;
 	st.initialized = 1;
+	st.init_pid = getpid();
 	return 0;
+}
+
+/*
+ * A child forked from a process that initialised CUDA: NVIDIA's CUDA
+ * programming guide does not support CUDA there (its contexts, mappings
+ * and device state belong to the parent); the driver answers
+ * CUDA_ERROR_NOT_INITIALIZED (3), cuInit included, and so does the stub.
+ */
+static int forked(void)
+{
+	return st.initialized && st.init_pid != getpid();
 }
 
 EXPORT CUresult cuInit(unsigned int flags)

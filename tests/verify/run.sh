@@ -709,7 +709,7 @@ P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0" P2PMAP_CUDA_STUB_LOG= \
 	LD_LIBRARY_PATH=$stubdir "$tmp/selftest" >"$tmp/selftest.out" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/selftest.out"
-[ $rc = 0 ] && [ "$(grep -c '^ok ' "$tmp/selftest.out")" = 14 ]
+[ $rc = 0 ] && [ "$(grep -c '^ok ' "$tmp/selftest.out")" = 16 ]
 tap $? "the stub fails misuse as the driver does: an IPC handle in its own process, not PTX, no entry, cuMem size and handle type, a mapping without access (700, sticky); its host clock: copies wait on the host's calls unless gated, a synchronize waits"
 
 # Copy engine and SMs work 0 -> 1; the IPC path faults (its counter

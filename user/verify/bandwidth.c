@@ -5,38 +5,7 @@
 #include <time.h>
 
 #include "bandwidth.h"
-
-/*
- * The gate: p2pmap_spin(ns) spins one thread on %globaltimer for @ns
- * nanoseconds, holding its stream while the host queues the copies
- * behind it.  p2pBandwidthLatencyTest's delay() kernel does the same,
- * released by a host flag or after 10,000,000 clocks (github.com/NVIDIA/
- * cuda-samples, Samples/5_Domain_Specific/p2pBandwidthLatencyTest/
- * p2pBandwidthLatencyTest.cu): here by time alone, checked on the host
- * (gated()).  PTX ISA 7.0, sm_52, as verify_paths.c's kernel; ptxas of
- * CUDA 13.0 accepts it for sm_75, sm_90 and sm_120.
- */
-static const char ptx_gate[] =
-	".version 7.0\n"
-	".target sm_52\n"
-	".address_size 64\n"
-	"\n"
-	".visible .entry p2pmap_spin(\n"
-	"\t.param .u64 p_ns\n"
-	")\n"
-	"{\n"
-	"\t.reg .pred %p;\n"
-	"\t.reg .b64 %rd<4>;\n"
-	"\n"
-	"\tld.param.u64 %rd1, [p_ns];\n"
-	"\tmov.u64 %rd2, %globaltimer;\n"
-	"\tadd.u64 %rd1, %rd1, %rd2;\n"
-	"$L_spin:\n"
-	"\tmov.u64 %rd3, %globaltimer;\n"
-	"\tsetp.lt.u64 %p, %rd3, %rd1;\n"
-	"\t@%p bra $L_spin;\n"
-	"\tret;\n"
-	"}\n";
+#include "gate_ptx.h"
 
 #define LINK_READS		200
 #define LINK_READ_EVERY_US	250.0
@@ -101,7 +70,7 @@ static bool side_open(const struct cuda_api *api, struct verify_bw *bw,
 	       !bw_failed(api, bw, "cuEventCreate",
 			  api->EventCreate(&s->end, 0)) &&
 	       !bw_failed(api, bw, "cuModuleLoadData",
-			  api->ModuleLoadData(&s->mod, ptx_gate)) &&
+			  api->ModuleLoadData(&s->mod, verify_gate_ptx)) &&
 	       !bw_failed(api, bw, "cuModuleGetFunction",
 			  api->ModuleGetFunction(&s->gate, s->mod,
 						 "p2pmap_spin"));
