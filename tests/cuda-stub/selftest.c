@@ -51,6 +51,22 @@ static double hundred_copies(const struct cuda_api *api, CUstream s,
 }
 
 /*
+ * 4 KiB on GPU0 (@a, context @c0, current after) and on GPU1 (@b, its
+ * context @c1), peer access from GPU0 to GPU1, a non-blocking stream.
+ */
+static void two_gpus(const struct cuda_api *api, CUcontext c0, CUcontext *c1,
+		     CUdeviceptr *a, CUdeviceptr *b, CUstream *s)
+{
+	api->DevicePrimaryCtxRetain(c1, 1);
+	api->CtxSetCurrent(*c1);
+	api->MemAlloc(b, 4096);
+	api->CtxSetCurrent(c0);
+	api->MemAlloc(a, 4096);
+	api->CtxEnablePeerAccess(*c1, 0);
+	api->StreamCreate(s, CU_STREAM_NON_BLOCKING);
+}
+
+/*
  * The host clock (stub.c, "Time"): issued one by one, copies wait on the
  * host's 1.8 us a call; queued behind p2pmap_spin they run back to back
  * (0.4 us each), and a synchronize waits for the gate.
@@ -66,13 +82,7 @@ static void clock_checks(const struct cuda_api *api, CUcontext c0)
 	CUfunction spin;
 	double us, t;
 
-	api->DevicePrimaryCtxRetain(&c1, 1);
-	api->CtxSetCurrent(c1);
-	api->MemAlloc(&b, 4096);
-	api->CtxSetCurrent(c0);
-	api->MemAlloc(&a, 4096);
-	api->CtxEnablePeerAccess(c1, 0);
-	api->StreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	two_gpus(api, c0, &c1, &a, &b, &s);
 	us = hundred_copies(api, s, c0, a, c1, b);
 	check(us >= 180, "100 copies issued one by one: the GPU waits on the host, 1.8 us a call", (int)us);
 	api->ModuleLoadData(&mod, ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry p2pmap_spin(\n)\n{\n}\n");
@@ -111,13 +121,7 @@ static void work_checks(const struct cuda_api *api, CUcontext c0)
 	CUfunction spin;
 	int i, old = 0;
 
-	api->DevicePrimaryCtxRetain(&c1, 1);
-	api->CtxSetCurrent(c1);
-	api->MemAlloc(&b, 4096);
-	api->CtxSetCurrent(c0);
-	api->MemAlloc(&a, 4096);
-	api->CtxEnablePeerAccess(c1, 0);
-	api->StreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	two_gpus(api, c0, &c1, &a, &b, &s);
 	/* Ten tries: a host descheduled for 14 us sees the data landed. */
 	for (i = 0; i < 10 && !old; i++) {
 		api->MemcpyHtoD(a, i & 1 ? &one : &two, sizeof(one));

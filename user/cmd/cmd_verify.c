@@ -284,6 +284,17 @@ struct copy_arg {
 	uint64_t size;
 };
 
+/*
+ * A CUDA child's end: its result first (the driver's teardown may crash
+ * or hang), then libcuda unloaded unless a teardown hung before.
+ */
+static void child_done(struct cuda_api *api)
+{
+	isolate_result_ready();
+	if (!isolate_skip_teardown())
+		cuda_unload(api);
+}
+
 static void copy_child(void *arg, void *out)
 {
 	const struct copy_arg *a = arg;
@@ -299,10 +310,7 @@ static void copy_child(void *arg, void *out)
 	else
 		verify_path_run(&api, a->path, a->from, a->to, a->op, a->size,
 				c);
-	/* The result first: the driver's teardown may crash or hang. */
-	isolate_result_ready();
-	if (!isolate_skip_teardown())
-		cuda_unload(&api);
+	child_done(&api);
 }
 
 /* A GPU alone (verify_probe_run): does it still answer after a hang? */
@@ -317,9 +325,7 @@ static void probe_child(void *arg, void *out)
 	if (!cuda_child_load(&api, &fe))
 		return;
 	verify_probe_run(&api, *gpu, c);
-	isolate_result_ready();
-	if (!isolate_skip_teardown())
-		cuda_unload(&api);
+	child_done(&api);
 }
 
 struct bw_arg {
@@ -339,9 +345,7 @@ static void bw_child(void *arg, void *out)
 	if (!cuda_child_load(&api, &fe))
 		return;
 	verify_bw_run(&api, a->from, a->to, a->pci, a->bidir, bw);
-	isolate_result_ready();
-	if (!isolate_skip_teardown())
-		cuda_unload(&api);
+	child_done(&api);
 }
 
 /*

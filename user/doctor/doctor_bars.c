@@ -229,26 +229,16 @@ static void check_bar1(struct host *h, const struct gpu *g,
  */
 static bool bar1_p2p_on(const struct host *h)
 {
-	char line[512], path[PATH_MAX];
+	char val[512];
 	const char *v;
-	bool on = false;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/params", h->root);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "RegistryDwords: ", 16))
-			continue;
-		v = strstr(line, "RMPcieP2PType=");
-		if (v && (v[14] == '1' || v[14] == '2'))
-			on = true;
-		v = strstr(line, "RMForceP2PType=");
-		if (v && v[15] == '2')
-			on = true;
-	}
-	if (f)
-		fclose(f);
-	return on;
+	if (!doctor_nvidia_param(h, "RegistryDwords", val, sizeof(val)))
+		return false;
+	v = strstr(val, "RMPcieP2PType=");
+	if (v && (v[14] == '1' || v[14] == '2'))
+		return true;
+	v = strstr(val, "RMForceP2PType=");
+	return v && v[15] == '2';
 }
 
 /*

@@ -73,6 +73,15 @@ bool doctor_read(const struct host *h, char *buf, size_t len,
 		 const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 bool doctor_exists(const struct host *h, const char *rel);
+/* Up to @len bytes of ROOT/REL (a binary file); how many, 0 unreadable. */
+size_t doctor_read_bytes(const struct host *h, const char *rel, void *buf,
+			 size_t len);
+/*
+ * The value of "NAME: value" in /proc/driver/nvidia/params (NVIDIA's
+ * module parameters), into @buf; false when absent.
+ */
+bool doctor_nvidia_param(const struct host *h, const char *name, char *buf,
+			 size_t len);
 /* The last component of the link ROOT/REL points to, or "". */
 void doctor_link_name(const struct host *h, const char *rel, char *buf,
 		      size_t len);

@@ -7,12 +7,31 @@
 
 #include "doctor_int.h"
 
+bool doctor_nvidia_param(const struct host *h, const char *name, char *buf,
+			 size_t len)
+{
+	char line[512], path[PATH_MAX];
+	size_t n = strlen(name);
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/params", h->root);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = !strncmp(line, name, n) && !strncmp(line + n, ": ", 2);
+		if (found)
+			snprintf(buf, len, "%s", line + n + 2);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
 
 void doctor_check_nvidia(struct host *h)
 {
-	char line[512], path[PATH_MAX];
-	bool remap = false, seen = false;
-	FILE *f;
+	char line[512], val[512];
+	bool seen;
 
 	if (!doctor_read(h, line, sizeof(line), "/proc/driver/nvidia/version")) {
 		doctor_add(h, "nvidia.driver", DOCTOR_SKIP, NULL,
@@ -20,27 +39,17 @@ void doctor_check_nvidia(struct host *h)
 		return;
 	}
 	doctor_add(h, "nvidia.driver", DOCTOR_OK, NULL, "%s", line);
-	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/params", h->root);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "DmaRemapPeerMmio: ", 18)) {
-			seen = true;
-			remap = atoi(line + 18) != 0;
-		} else if (!strncmp(line, "RegistryDwords: ", 16) &&
-			   (strstr(line, "RMForceP2PType") ||
-			    strstr(line, "RMPcieP2PType") ||
-			    strstr(line, "ForceP2P"))) {
-			doctor_add(h, "nvidia.registry", DOCTOR_WARN, NULL,
-				   "%s: the P2P type or P2P itself is forced", line);
-		}
-	}
-	if (f)
-		fclose(f);
+	if (doctor_nvidia_param(h, "RegistryDwords", val, sizeof(val)) &&
+	    (strstr(val, "RMForceP2PType") || strstr(val, "RMPcieP2PType") ||
+	     strstr(val, "ForceP2P")))
+		doctor_add(h, "nvidia.registry", DOCTOR_WARN, NULL,
+			   "RegistryDwords: %s: the P2P type or P2P itself is forced",
+			   val);
+	seen = doctor_nvidia_param(h, "DmaRemapPeerMmio", val, sizeof(val));
 	if (!seen)
 		doctor_add(h, "nvidia.peer_mmio", DOCTOR_SKIP, NULL,
 			   "no DmaRemapPeerMmio in /proc/driver/nvidia/params");
-	else if (remap)
+	else if (atoi(val))
 		doctor_add(h, "nvidia.peer_mmio", DOCTOR_OK, NULL,
 			   "DmaRemapPeerMmio: 1: the driver maps some peer directions itself; p2pmap links cover the others");
 	else

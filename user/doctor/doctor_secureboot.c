@@ -37,16 +37,8 @@ struct sb {
 static void secure_boot(const struct host *h, struct sb *s)
 {
 	unsigned char b[5];
-	char path[PATH_MAX];
-	size_t n = 0;
-	FILE *f;
+	size_t n = doctor_read_bytes(h, SB_VAR, b, sizeof(b));
 
-	snprintf(path, sizeof(path), "%s%s", h->root, SB_VAR);
-	f = fopen(path, "rb");
-	if (f) {
-		n = fread(b, 1, sizeof(b), f);
-		fclose(f);
-	}
 	s->on = n == 5 ? b[4] == 1 : -1;
 	if (n == 5)
 		snprintf(s->state, sizeof(s->state),
@@ -104,16 +96,8 @@ static bool cert_skid(const struct host *h, const char *rel, char *hex,
 {
 	static const unsigned char oid[] = { 0x06, 0x03, 0x55, 0x1d, 0x0e };
 	unsigned char der[8192], *p = NULL;
-	char path[PATH_MAX];
-	size_t n = 0, i, k;
-	FILE *f;
+	size_t n = doctor_read_bytes(h, rel, der, sizeof(der)), i, k;
 
-	snprintf(path, sizeof(path), "%s%s", h->root, rel);
-	f = fopen(path, "rb");
-	if (f) {
-		n = fread(der, 1, sizeof(der), f);
-		fclose(f);
-	}
 	for (i = 0; i + sizeof(oid) + 4 < n && !p; i++)
 		if (!memcmp(der + i, oid, sizeof(oid)))
 			p = der + i + sizeof(oid);

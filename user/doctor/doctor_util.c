@@ -24,6 +24,22 @@ bool doctor_read(const struct host *h, char *buf, size_t len,
 	return !sysfs_read_line(path, buf, len);
 }
 
+size_t doctor_read_bytes(const struct host *h, const char *rel, void *buf,
+			 size_t len)
+{
+	char path[PATH_MAX];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", h->root, rel);
+	f = fopen(path, "rb");
+	if (f) {
+		n = fread(buf, 1, len, f);
+		fclose(f);
+	}
+	return n;
+}
+
 bool doctor_exists(const struct host *h, const char *rel)
 {
 	char path[PATH_MAX];
