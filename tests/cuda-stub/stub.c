@@ -31,6 +31,8 @@
  *	           through the host (a driver that stages it silently)
  *	  narrow   the copy is direct at a quarter of the direct rate (a
  *	           link trained at half its speed and half its width)
+ *	  gen4     the copy is direct at a Gen4 x16 pair's published rate
+ *	           and latency (GEN4_BPUS, GEN4_US: RTX 6000 Ada)
  *	  init=N   cuInit returns N (100: NO_DEVICE)
  *	  jit=N    cuModuleLoadData returns N for PTX: 221 JIT_COMPILER_NOT_FOUND
  *	           (no libnvidia-ptxjitcompiler.so.1, as in a container that
@@ -152,6 +154,16 @@ typedef unsigned long long CUdeviceptr;
 #define STAGED_BPUS	38000.0
 #define STAGED_US	14.0
 /*
+ * Rule gen4: two RTX 6000 Ada GPUs over PCIe Gen4 x16, within a socket
+ * or across (p2pBandwidthLatencyTest 26.31-27.02 GB/s one way, 1.12-1.44
+ * us, on three hosts: github.com/luigifcruz/stelline
+ * docs/quickstart/validated-hardware/server/asus-esc8000a-e12.md and
+ * puget-threadripper-pro-wrx90.md, github.com/dbkinghorn/Notes
+ * 2023/NV-4090-P2P/2x4090-notes.md).
+ */
+#define GEN4_BPUS	26500.0
+#define GEN4_US		1.2
+/*
  * A context's first staged copy sets up its staging buffers (pinned host
  * memory): the stub's figure, no published one; nvbandwidth times nothing
  * before its warm-up copies (WARMUP_COUNT, github.com/NVIDIA/nvbandwidth
@@ -184,7 +196,7 @@ struct CUevent_st {
 typedef struct CUevent_st *CUevent;
 
 enum { R_REFUSE, R_NOENABLE, R_WRONG, R_ERROR, R_FAULT, R_HANG, R_SLOW,
-       R_NARROW, R_MAPFAIL, R_NR };
+       R_NARROW, R_MAPFAIL, R_GEN4, R_NR };
 enum { OP_WRITE = 1, OP_READ = 2 };
 enum { P_CE = 1, P_SM = 2, P_IPC = 4, P_CUMEM = 8, P_ALL = 15 };
 
@@ -428,7 +440,7 @@ static void parse_rule(const char *key, size_t klen, const char *val)
 		[R_REFUSE] = "refuse", [R_NOENABLE] = "noenable",
 		[R_WRONG] = "wrong", [R_ERROR] = "error", [R_FAULT] = "fault",
 		[R_HANG] = "hang", [R_SLOW] = "slow", [R_NARROW] = "narrow",
-		[R_MAPFAIL] = "mapfail",
+		[R_MAPFAIL] = "mapfail", [R_GEN4] = "gen4",
 	};
 	struct rule *ru;
 	int r, a, b, n;
@@ -1275,6 +1287,8 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 		s->clock_us += STAGED_US + size / STAGED_BPUS;
 	else if (rule(R_NARROW, eng, other, op))
 		s->clock_us += DIRECT_US + size / (direct_bpus(eng, other) / 4);
+	else if (rule(R_GEN4, eng, other, op))
+		s->clock_us += GEN4_US + size / GEN4_BPUS;
 	else
 		s->clock_us += DIRECT_US + size / direct_bpus(eng, other);
 	if (rule(R_ERROR, eng, other, op)) {

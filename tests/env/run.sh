@@ -253,6 +253,9 @@ for a in $gpus; do
 	echo "32.0 GT/s PCIe" >"$tmp/pci/$a/max_link_speed"
 	echo 16 >"$tmp/pci/$a/current_link_width"
 	echo 16 >"$tmp/pci/$a/max_link_width"
+	# RTX PRO 6000 Blackwell Server Edition: the figures verify uses.
+	echo 0x10de >"$tmp/pci/$a/vendor"
+	echo 0x2bb5 >"$tmp/pci/$a/device"
 done
 # bwverify NAME RULES: verify --bandwidth's output to NAME.txt, its exit
 # status to NAME.rc.

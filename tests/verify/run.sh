@@ -42,9 +42,13 @@ export P2PMAP_STATE_DIR=$tmp/state
 export P2PMAP_VERIFY_PCI_DIR=$tmp/pci-none
 mkdir -p "$P2PMAP_VERIFY_PCI_DIR"
 # pcilink DIR PCI SPEED WIDTH [MAX_SPEED MAX_WIDTH]: a GPU's link in a
-# fixture sysfs, as the kernel spells it ("32.0 GT/s PCIe").
+# fixture sysfs, as the kernel spells it ("32.0 GT/s PCIe"), and its IDs:
+# ${PCIDEV:-0x2bb5}, an RTX PRO 6000 Blackwell Server Edition (NVIDIA's
+# open-gpu-kernel-modules README), unless PCIDEV names another.
 pcilink() {
 	mkdir -p "$1/$2"
+	echo 0x10de >"$1/$2/vendor"
+	echo "${PCIDEV:-0x2bb5}" >"$1/$2/device"
 	echo "$3 GT/s PCIe" >"$1/$2/current_link_speed"
 	echo "$4" >"$1/$2/current_link_width"
 	echo "${5:-$3} GT/s PCIe" >"$1/$2/max_link_speed"
@@ -474,16 +478,18 @@ P2PMAP_VERIFY_PCI_DIR=$tmp/pci-gen5 \
 P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0,0000:81:00.0;narrow=2->0;slow=2->1;wrong=1->2:w" \
 	run bw verify --bandwidth --timeout 5
 b0="GPU0 (0000:01:00.0)" b1="GPU1 (0000:41:00.0)" b2="GPU2 (0000:81:00.0)"
-line bw "bandwidth $b0 -> $b1: 54.96 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); both ways at once 109.93 GB/s; vs PCIe Gen5 x16: 104% one way, 107% both ways, latency 0.9x"
+line bw "bandwidth $b0 -> $b1: 54.96 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); both ways at once 109.93 GB/s; vs RTX PRO 6000 Blackwell at PCIe Gen5 x16: 104% one way, 107% both ways, latency 0.9x"
 tap $? "--bandwidth: GB/s and the GPU's latency with and without peer access, the host's issue time beside it, both ways at once for a pair that works both ways, against the Gen5 x16 figures, not flagged"
-line bw "bandwidth against PCIe Gen5 x16 as measured on RTX PRO 6000 Blackwell GPUs: 53-56 GB/s one way, 103-111 GB/s both ways, latency 0.36-0.45 us (about 14 us without P2P); latency is the GPU's, the copies queued behind a gate (the host's time to issue one beside it); STAGED: no peer access, or 5 us or more a copy with it; SLOW: direct, under 70% of the lower figure or over 4x the latency" &&
-	[ "$(grep -n '^bandwidth ' "$tmp/bw.out" | head -1 | cut -d: -f2)" = "bandwidth against PCIe Gen5 x16 as measured on RTX PRO 6000 Blackwell GPUs" ]
-tap $? "... the figures and the rules said once, before the first direction"
-line bw "bandwidth $b1 -> $b0: 54.96 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs PCIe Gen5 x16: 104% one way, latency 0.9x"
+line bw "bandwidth against the published figures for the GPUs and their link (none: speed not judged); latency is the GPU's, the copies queued behind a gate (the host's time to issue one beside it); STAGED: no peer access, or 5 us or more a copy with it; SLOW: direct, under 70% of the lower figure or over 4x the latency" &&
+	line bw "bandwidth figures for RTX PRO 6000 Blackwell at PCIe Gen5 x16, GPUs of one NUMA node: 53-56 GB/s one way, 103-111 GB/s both ways, latency 0.36-0.45 us (about 14 us without P2P); github.com/voipmonitor/rtx6kpro hardware/pcie-bandwidth.md" &&
+	[ "$(grep '^bandwidth ' "$tmp/bw.out" | head -2 | cut -d' ' -f1-3 | tr '\n' ,)" = "bandwidth against the,bandwidth figures for," ] &&
+	[ "$(grep -c '^bandwidth figures' "$tmp/bw.out")" = 1 ]
+tap $? "... the rule and the figures the GPUs are compared with (cited) said once, before the first direction"
+line bw "bandwidth $b1 -> $b0: 54.96 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs RTX PRO 6000 Blackwell at PCIe Gen5 x16: 104% one way, latency 0.9x"
 tap $? "... both ways measured once per pair (on its first direction)"
-line bw "bandwidth $b0 -> $b2: 54.96 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); both ways at once 27.50 GB/s; vs PCIe Gen5 x16: 104% one way, 27% both ways, latency 0.9x: both ways CLEARLY BELOW, set by the slower direction, GPU2 -> GPU0"
+line bw "bandwidth $b0 -> $b2: 54.96 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); both ways at once 27.50 GB/s; vs RTX PRO 6000 Blackwell at PCIe Gen5 x16: 104% one way, 27% both ways, latency 0.9x: both ways CLEARLY BELOW, set by the slower direction, GPU2 -> GPU0"
 tap $? "... both ways at once is set by the slower side (2 -> 0), and named"
-line bw "bandwidth $b2 -> $b1: 37.41 GB/s, latency 14.0 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs PCIe Gen5 x16: 71% one way, latency 31.1x: STAGED through host memory (a 4-byte copy takes 14.0 us with peer access, a staged copy's time: a direct one takes under 2 us)"
+line bw "bandwidth $b2 -> $b1: 37.41 GB/s, latency 14.0 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs RTX PRO 6000 Blackwell at PCIe Gen5 x16: 71% one way, latency 31.1x: STAGED through host memory (a 4-byte copy takes 14.0 us with peer access, a staged copy's time: a direct one takes under 2 us)"
 tap $? "a direction whose copies take a staged copy's latency with peer access on is STAGED, whatever its throughput"
 grep "^bandwidth $b2 -> $b0: 13.75 GB/s, latency 0.4 us" "$tmp/bw.out" | grep -q ": SLOW, likely cause: not the links"
 tap $? "a direct direction at a quarter of the rate is SLOW with its likely cause, not staged"
@@ -510,24 +516,82 @@ bwlink() {
 	P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0;narrow=1->0" \
 		run "$1" verify --bandwidth --paths copy
 }
-slow10="bandwidth $b1 -> $b0: 13.75 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs PCIe Gen5 x16: 26% one way, latency 0.9x: SLOW, likely cause:"
+slow10="bandwidth $b1 -> $b0: 13.75 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs RTX PRO 6000 Blackwell at PCIe Gen5 x16: 26% one way, latency 0.9x: SLOW, likely cause:"
 pcilink "$tmp/pci-x8" 0000:01:00.0 32.0 16
 pcilink "$tmp/pci-x8" 0000:41:00.0 16.0 8 32.0 16
 bwlink bwx8 "$tmp/pci-x8"
 line bwx8 "$slow10 0000:41:00.0's PCIe link trained at 16.0 GT/s x8 (it can do 32.0 GT/s x16: reseat, check the slot or riser, its BIOS link speed)" &&
 	[ "$(cat "$tmp/bwx8.rc")" = 0 ]
 tap $? "a direct direction clearly below, a GPU's link trained below what it can do: SLOW, that link named as the likely cause (exit 0: P2P works, slower)"
-pcilink "$tmp/pci-gen4" 0000:01:00.0 16.0 16
+# An RTX PRO 6000 in a Gen4 slot: sysfs's max_link_speed is the GPU's
+# own (its Link Capabilities), 32 GT/s, whatever the slot trains at.
+pcilink "$tmp/pci-gen4" 0000:01:00.0 16.0 16 32.0 16
 pcilink "$tmp/pci-gen4" 0000:41:00.0 32.0 16
 bwlink bwgen4 "$tmp/pci-gen4"
-line bwgen4 "$slow10 0000:01:00.0's PCIe link is 16.0 GT/s x16, its most (the figures are Gen5 x16's: a slower slot or riser)"
-tap $? "... a GPU's link slower than Gen5 x16 at its most: named, the slower of the two"
+line bwgen4 "$slow10 0000:01:00.0's PCIe link trained at 16.0 GT/s x16 (it can do 32.0 GT/s x16: reseat, check the slot or riser, its BIOS link speed)"
+tap $? "... a GPU in a slower slot (Gen4 x16, it can do Gen5): its link named, the slower of the two"
 bwlink bwfull "$tmp/pci-gen5"
 line bwfull "$slow10 not the links (0000:41:00.0 at 32.0 GT/s x16, 0000:01:00.0 at 32.0 GT/s x16): the path between the GPUs (the figures are for GPUs of one NUMA node; across sockets 39-51 GB/s were measured)"
 tap $? "... both links at Gen5 x16: not the links, said"
 bwlink bwnone "$tmp/pci-none"
-line bwnone "$slow10 unknown (a GPU's PCIe link status is not readable)"
-tap $? "... a link not readable: the cause unknown, said"
+line bwnone "bandwidth $b1 -> $b0: 13.75 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); no published figure known: 0000:41:00.0's PCI ID or link is not readable" &&
+	[ "$(cat "$tmp/bwnone.rc")" = 0 ]
+tap $? "... a GPU's link and IDs not readable: no figure known, its speed not judged (not SLOW against another GPU's), exit 0"
+
+# Figures keyed by the GPUs and their links (issue 35, item 3).  A
+# healthy RTX 6000 Ada pair (10de:26b1) over Gen4 x16 at its published
+# rate (the stub's gen4 rule, 26.5 GB/s and 1.2 us) is judged against its
+# own figures, not found slow against the RTX PRO 6000's Gen5 ones.
+for a in 0000:01:00.0 0000:41:00.0; do
+	PCIDEV=0x2331 pcilink "$tmp/pci-h100" $a 32.0 16
+	PCIDEV=0x26b1 pcilink "$tmp/pci-ada" $a 16.0 16
+done
+P2PMAP_VERIFY_PCI_DIR=$tmp/pci-ada \
+P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0;gen4=0->1;gen4=1->0" \
+	run bwada verify --bandwidth --paths copy
+line bwada "bandwidth figures for RTX 6000 Ada Generation at PCIe Gen4 x16, GPUs within a socket or across sockets: 26.3-27 GB/s one way, 51.1-52.1 GB/s both ways, latency 1.12-1.44 us (about 11 us without P2P); github.com/luigifcruz/stelline docs/quickstart/validated-hardware/server" &&
+	line bwada "bandwidth $b0 -> $b1: 26.47 GB/s, latency 1.2 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); both ways at once 52.95 GB/s; vs RTX 6000 Ada Generation at PCIe Gen4 x16: 101% one way, 104% both ways, latency 0.8x" &&
+	line bwada "bandwidth $b1 -> $b0: 26.47 GB/s, latency 1.2 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); vs RTX 6000 Ada Generation at PCIe Gen4 x16: 101% one way, latency 0.8x" &&
+	[ "$(cat "$tmp/bwada.rc")" = 0 ] &&
+	! grep '^bandwidth GPU' "$tmp/bwada.out" | grep -q "RTX PRO\|SLOW\|BELOW"
+tap $? "a healthy RTX 6000 Ada pair over Gen4 x16: against its own published figures (cited), not SLOW against another GPU's, exit 0"
+# An H100 PCIe pair (10de:2331: no PCIe P2P figure published) at a
+# quarter of the RTX PRO's rate, and a pair of two kinds: no figure, their
+# speed not judged.
+pcilink "$tmp/pci-mixed" 0000:01:00.0 32.0 16
+PCIDEV=0x2331 pcilink "$tmp/pci-mixed" 0000:41:00.0 32.0 16
+bwlink bwh100 "$tmp/pci-h100"
+bwlink bwmixed "$tmp/pci-mixed"
+nofig="bandwidth $b1 -> $b0: 13.75 GB/s, latency 0.4 us (host: 1.9 us to issue a copy; without peer access 37.41 GB/s, 14.0 us); no published figure"
+line bwh100 "$nofig for 10de:2331 at PCIe Gen5 x16" &&
+	line bwmixed "$nofig: two different GPUs (10de:2331 and 10de:2bb5)" &&
+	[ "$(cat "$tmp/bwh100.rc")$(cat "$tmp/bwmixed.rc")" = 00 ] &&
+	! grep -q "^bandwidth figures" "$tmp/bwh100.out"
+tap $? "GPUs no published figure is for (H100 PCIe, two kinds): \"no published figure\", their speed not judged against the RTX PRO 6000's, exit 0"
+# Staging takes no figure: a staged direction of GPUs without one is
+# still STAGED (its latency), exit 1.
+P2PMAP_VERIFY_PCI_DIR=$tmp/pci-h100 \
+P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0;slow=1->0" \
+	run bwh100staged verify --bandwidth --paths copy
+grep -q "^bandwidth $b1 -> $b0: .*; no published figure for 10de:2331 at PCIe Gen5 x16: STAGED through host memory (a 4-byte copy takes 14.0 us" "$tmp/bwh100staged.out" &&
+	[ "$(cat "$tmp/bwh100staged.rc")" = 1 ]
+tap $? "... a staged direction among them is still STAGED (from its latency, no figure needed), exit 1"
+P2PMAP_VERIFY_PCI_DIR=$tmp/pci-mixed P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0;narrow=1->0" \
+	run bwmixedj verify --bandwidth --paths copy --json
+python3 - "$tmp/bwmixedj.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["directions"]:
+    b = r["bandwidth"]
+    assert b["figures"] is None and b["no_figure"] == "no published figure: two different GPUs (10de:%s and 10de:%s)" % (
+        ("2bb5", "2331") if r["from_pci"] == "0000:01:00.0" else ("2331", "2bb5")), b
+    v = b["vs_figures"]
+    assert v == b["vs_gen5_x16"], b
+    assert v["one_way"] is None and v["latency"] is None and v["both_ways"] is None, v
+    assert v["below"] is False and v["cause"] == "no_figure" and v["why"].startswith("speed not judged: no published figure"), v
+PY
+[ $? = 0 ] && python3 "$top/tests/unit/json_lint.py" verify "$tmp/bwmixedj.out"
+tap $? "--json: no figure: \"figures\" null, \"no_figure\" says why, vs_figures' ratios null and its cause no_figure (linted)"
 
 # A link an idle GPU had slowed reads low until the copies have run a
 # while (issue 35, item 4): its first read 2.5 GT/s, every later one
@@ -573,12 +637,18 @@ d = json.load(open(sys.argv[1]))
 fast, slow = (r["bandwidth"] for r in d["directions"])
 assert slow["links"] == {"from": {"speed_gts": 16.0, "width": 8, "max_speed_gts": 32.0, "max_width": 16},
                          "to": {"speed_gts": 32.0, "width": 16, "max_speed_gts": 32.0, "max_width": 16}}, slow
-v = slow["vs_gen5_x16"]
+assert slow["figures"] == {"gpu": "RTX PRO 6000 Blackwell", "speed_gts": 32.0, "width": 16,
+                          "topology": "GPUs of one NUMA node", "gbps_lo": 53.0, "gbps_hi": 56.0,
+                          "bidir_gbps_lo": 103.0, "bidir_gbps_hi": 111.0,
+                          "latency_us_lo": 0.36, "latency_us_hi": 0.45, "no_p2p_latency_us": 14.0,
+                          "source": "github.com/voipmonitor/rtx6kpro hardware/pcie-bandwidth.md"}, slow
+assert slow["no_figure"] is None and slow["vs_figures"] == slow["vs_gen5_x16"], slow
+v = slow["vs_figures"]
 assert v["below"] is True and v["cause"] == "link" and v["both_ways"] is None, v
 assert v["why"].startswith("0000:41:00.0's PCIe link trained at 16.0 GT/s x8"), v
 assert round(slow["staged_latency_us"], 1) == 14.0 and slow["latency_us"] == 0.4, slow
 assert slow["looks_staged"] is False and slow["peer_access"] is True, slow
-v = fast["vs_gen5_x16"]
+v = fast["vs_figures"]
 assert v["below"] is False and v["cause"] is None and v["why"] is None, v
 assert v["both_ways_below"] is True and v["both_ways"] < 0.7, v
 PY
@@ -587,6 +657,7 @@ tap $? "--json: the links, the ratios to the figures, below, its cause and why (
 # The published rates of a healthy host (stub.c's defaults), GPUs 0 and
 # 1 on different sockets (39 GB/s): the GPU's latency, not the host's
 # 1.8 us a call, is what is compared; nothing staged, nothing slow.
+P2PMAP_VERIFY_PCI_DIR=$tmp/pci-gen5 \
 P2PMAP_CUDA_STUB="0000:01:00.0,0000:41:00.0;numa=0,1" run bwok verify --bandwidth --json
 python3 - "$tmp/bwok.out" <<'PY'
 import json, sys
@@ -597,7 +668,8 @@ for r in d["directions"]:
     assert b["latency_us"] == 0.4 and round(b["staged_latency_us"], 1) == 14.0, b
     assert b["issue_us"] >= 1.8 and b["gated"] is True and b["peer_access"] is True, b
     assert b["looks_staged"] is False and b["error"] is None, b
-    assert b["vs_gen5_x16"]["below"] is False and b["vs_gen5_x16"]["cause"] is None, b
+    assert b["figures"]["gpu"] == "RTX PRO 6000 Blackwell", b
+    assert b["vs_figures"]["below"] is False and b["vs_figures"]["cause"] is None, b
 assert d["directions"][0]["bandwidth"]["bidir_gbps"] > 75
 assert d["directions"][1]["bandwidth"]["bidir_gbps"] is None
 PY

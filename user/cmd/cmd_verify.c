@@ -17,6 +17,7 @@
 
 #include "bandwidth.h"
 #include "bw_figures.h"
+#include "bw_reference.h"
 #include "cache_record.h"
 #include "caches.h"
 #include "cmd.h"
@@ -395,9 +396,18 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 	const struct verify_gpu *g;
 	enum isolate_status st;
 	struct bw_arg arg;
-	int ret = EXIT_OK, header = 0;
+	int ret = EXIT_OK, timed = 0;
 	size_t i;
 
+	/* The figures each is compared with, all named before the numbers. */
+	for (i = 0; i < n; i++)
+		if (copy_works(&r[i]) && ++timed)
+			r[i].bw_ref = bw_reference_find(r[i].from->pci,
+							r[i].to->pci,
+							r[i].bw_ref_why,
+							sizeof(r[i].bw_ref_why));
+	if (timed && !o->json)
+		bw_figures_header(stdout, r, n);
 	for (i = 0; i < n; i++) {
 		/* The copy engine's numbers: where it works. */
 		if (!copy_works(&r[i]))
@@ -424,8 +434,6 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 		r[i].has_bw = true;
 		if (!r[i].bw.measured || verify_bw_staged(&r[i].bw))
 			ret = EXIT_FAILED;
-		if (!o->json && !header++)
-			bw_figures_header(stdout);
 		if (!o->json) {
 			verify_format_bandwidth(stdout, &r[i]);
 			fflush(stdout);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pci_sysfs.h"
 #include "pcie_link.h"
 
 #define GEN5_GTS	32.0
@@ -12,19 +13,9 @@
 /* The first number in @pci's sysfs file @name; false when unreadable. */
 static bool read_num(const char *pci, const char *name, double *v)
 {
-	const char *dir = getenv(PCIE_LINK_DIR_ENV);
-	char path[512], buf[64], *end;
-	FILE *f;
-	bool ok;
+	char buf[64], *end;
 
-	snprintf(path, sizeof(path), "%s/%s/%s",
-		 dir && *dir ? dir : "/sys/bus/pci/devices", pci, name);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	ok = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (!ok)
+	if (!pci_sysfs_read(pci, name, buf, sizeof(buf)))
 		return false;
 	/* "32.0 GT/s PCIe", "8 GT/s", "16"; "Unknown" is not a number. */
 	*v = strtod(buf, &end);
@@ -69,6 +60,17 @@ double pcie_link_share_of_gen5x16(const struct pcie_link *l)
 {
 	return lane_rate(l->gts) * l->width /
 	       (lane_rate(GEN5_GTS) * GEN5_WIDTH);
+}
+
+int pcie_link_gen(double gts)
+{
+	static const double speeds[] = { 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+		if (gts == speeds[i])
+			return (int)i + 1;
+	return 0;
 }
 
 char *pcie_link_format(char *buf, size_t len, const struct pcie_link *l,

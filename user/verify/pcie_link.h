@@ -12,9 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* For tests only: a directory standing for /sys/bus/pci/devices. */
-#define PCIE_LINK_DIR_ENV	"P2PMAP_VERIFY_PCI_DIR"
-
 struct pcie_link {
 	bool known;			/* all four values read */
 	double gts, max_gts;		/* GT/s per lane */
@@ -35,6 +32,9 @@ bool pcie_link_degraded(const struct pcie_link *l);
 
 /* What it carries now, as a share of a Gen5 x16 link (no cap). */
 double pcie_link_share_of_gen5x16(const struct pcie_link *l);
+
+/* The PCIe generation of @gts (2.5 -> 1 ... 64 -> 6), 0 if none. */
+int pcie_link_gen(double gts);
 
 /* "16.0 GT/s x8" (@cur) or its maximum, into @buf. */
 char *pcie_link_format(char *buf, size_t len, const struct pcie_link *l,

@@ -136,6 +136,8 @@ struct verify_path_result {
 	struct verify_op_result op[VERIFY_NR_OPS];
 };
 
+struct bw_reference;
+
 /* One direction: @from is the initiator. */
 struct verify_result {
 	const struct verify_gpu *from, *to;
@@ -152,6 +154,9 @@ struct verify_result {
 	bool has_bw;			/* --bandwidth ran on it */
 	struct verify_bw bw;
 	char bw_error[VERIFY_ERR_LEN];	/* its child died: how, or "" */
+	/* The figures it is compared with (bw_reference.h), or why none. */
+	const struct bw_reference *bw_ref;
+	char bw_ref_why[VERIFY_ERR_LEN];
 };
 
 /*
