@@ -291,7 +291,8 @@ node "$root"
 link "$root" 0000:01:00.0-0000:81:00.0 mapped
 link "$root" 0000:81:00.0-0000:01:00.0 mapped
 hook doc 200 pre-start
-sed -n 's/^        \(\(p2pmap: \|  link \|fix: \|     or, \).*\)/\1/p' "$doc" >"$tmp/doc.txt"
+# (its code block is a list item's, indented 12)
+sed -n 's/^            \(\(p2pmap: \|  link \|fix: \|     or, \).*\)/\1/p' "$doc" >"$tmp/doc.txt"
 missing=$(grep -vxFf "$tmp/doc.err" "$tmp/doc.txt")
 [ -s "$tmp/doc.txt" ] && [ -z "$missing" ]
 tap $? "Documentation/proxmox.md shows the refusal the hook really prints ($(wc -l <"$tmp/doc.txt") lines)"
