@@ -21,14 +21,13 @@ export P2PMAP_CONTAINER_ROOT=$tmp/hostroot
 
 . "$top/tests/tap.sh"
 
-make -s -C "$top/user" p2pmap >"$tmp/build.log" 2>&1
-tap $? "p2pmap builds"
-
 # The script as make install writes it, its CLI this build's.
 script=$tmp/snippets/p2pmap-hookscript
 mkdir -p "$tmp/snippets"
-sed "s|@SBINDIR@/p2pmap|$p2pmap|" "$top/proxmox/p2pmap-hookscript" >"$script"
-chmod 0755 "$script"
+make -s -C "$top/user" p2pmap >"$tmp/build.log" 2>&1 &&
+	sed "s|@SBINDIR@/p2pmap|$p2pmap|" "$top/proxmox/p2pmap-hookscript" >"$script" &&
+	chmod 0755 "$script" && grep -q "^exec $p2pmap proxmox-hook " "$script"
+tap $? "p2pmap builds; proxmox/p2pmap-hookscript is there, execs proxmox-hook"
 
 put() {	# put FILE TEXT
 	mkdir -p "$(dirname "$1")"
@@ -177,7 +176,8 @@ tap $? "VM 200 pre-start: a link whose initiator is its hostpci2 (an address), b
 # resumed keeps its devices; neither is the VM's now.
 node "$root"
 hook vm-pend 200 pre-start
-[ "$(rc vm-pend)" = 0 ] && ! grep -q "0000:41:00.0" "$tmp/vm-pend.err"
+[ "$(rc vm-pend)" = 0 ] && ! grep -q "0000:41:00.0" "$tmp/vm-pend.err" &&
+	has vm-pend 'p2pmap: VM 200 "snp-vm": no p2pmap link touches its 4 PCI device(s)' out
 tap $? "VM 200 pre-start: its [PENDING] and snapshot hostpci3 (a linked GPU) are not what it starts with: exit 0"
 
 # Without the module, no link: the VM starts.
@@ -185,7 +185,8 @@ node "$root"
 link "$root" 0000:01:00.0-0000:81:00.0 mapped
 mv "$root/sys/kernel/p2pmap" "$root/sys/kernel/p2pmap.unloaded"
 hook vm-nomod 200 pre-start
-[ "$(rc vm-nomod)" = 0 ]
+[ "$(rc vm-nomod)" = 0 ] &&
+	has vm-nomod 'p2pmap: VM 200 "snp-vm": no p2pmap link touches its 4 PCI device(s)' out
 tap $? "VM 200 pre-start, p2pmap not loaded (its links directory gone): exit 0"
 # A module whose links cannot be read: not known, so not started.
 mv "$root/sys/kernel/p2pmap.unloaded" "$root/sys/kernel/p2pmap"
@@ -205,8 +206,13 @@ for ph in post-start pre-stop post-stop; do
 		[ "$(rc ph)" = 0 ] && quiet ph || bad="$bad $id:$ph"
 	done
 done
+# (pre-start, the same guests and links: it speaks)
+hook ph 200 pre-start
+[ "$(rc ph)" = 1 ] || bad="$bad 200:pre-start-refused"
+hook ph 101 pre-start --wait 0
+grep -q "p2pmap check --wait 0" "$tmp/ph.out" || bad="$bad 101:pre-start-checked"
 [ -z "$bad" ]
-tap $? "post-start, pre-stop, post-stop of VM 200 (linked) and CT 101: exit 0, nothing printed${bad:+ (not:$bad)}"
+tap $? "post-start, pre-stop, post-stop of VM 200 (linked) and CT 101: exit 0, nothing printed (pre-start: refused, checked)${bad:+ (not:$bad)}"
 hook ph 200 pre-migrate
 [ "$(rc ph)" = 0 ] && [ ! -s "$tmp/ph.out" ] &&
 	has ph 'p2pmap: proxmox-hook: phase "pre-migrate" is not one p2pmap knows: nothing done' err
@@ -215,8 +221,10 @@ tap $? "a phase Proxmox may add later: exit 0, named on stderr"
 # Guests without GPUs: exit 0 at once, nothing said (every start runs it).
 hook vm-none 300 pre-start
 hook ct-none 102 pre-start
+# (a guest with GPUs is spoken of: VM 200)
+hook vm-some 200 pre-start
 [ "$(rc vm-none)$(rc ct-none)" = 00 ] && quiet vm-none && quiet ct-none &&
-	[ "$(cat "$tmp/ct-none.ms")" -lt 1000 ]
+	[ "$(cat "$tmp/ct-none.ms")" -lt 1000 ] && ! quiet vm-some
 tap $? "VM 300 and CT 102 without GPUs, pre-start: exit 0 at once, nothing printed ($(cat "$tmp/ct-none.ms") ms)"
 
 # The container: check --wait, then it starts whatever check said.  Here
