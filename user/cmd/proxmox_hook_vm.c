@@ -109,7 +109,7 @@ int proxmox_hook_vm(const char *root, const struct pve_host *p,
 {
 	static struct hook_link l[HOOK_MAX_LINKS];
 	struct link_sysfs st;
-	char key[24], keys[160] = ",";
+	char key[24], keys[192] = ",";
 	int n, i;
 
 	if (g->unresolved)
