@@ -106,6 +106,12 @@ install: user dkms-src
 		$(DESTDIR)$(DATADIR)/prometheus/p2pmap.rules.yml
 	install -D -m 0644 monitoring/grafana-p2pmap.json \
 		$(DESTDIR)$(DATADIR)/grafana/p2pmap.json
+	@# Proxmox VE's guest hookscript: the admin links it into a snippets
+	@# directory (Documentation/proxmox.md); it names the CLI installed.
+	mkdir -p $(DESTDIR)$(DATADIR)/proxmox
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|' proxmox/p2pmap-hookscript \
+		>$(DESTDIR)$(DATADIR)/proxmox/p2pmap-hookscript
+	chmod 0755 $(DESTDIR)$(DATADIR)/proxmox/p2pmap-hookscript
 	@set -e; [ -z "$(DESTDIR)" ] || exit 0; \
 	if dkms status -m p2pmap -v $(VERSION) | grep -q .; then \
 		dkms remove -m p2pmap -v $(VERSION) --all; \

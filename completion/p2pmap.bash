@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for p2pmap(8): subcommands, their options, PCI addresses
 # (from /sys/bus/pci/devices) for link add and faults reset, the configured
-# links (from /sys/kernel/p2pmap/links) for link del.
+# links (from /sys/kernel/p2pmap/links) for link del, this Proxmox VE
+# node's guests (from /etc/pve/local) for proxmox-hook.
 # Install as /usr/share/bash-completion/completions/p2pmap.
 # Needs nothing from the bash-completion package.
 #
@@ -34,6 +35,19 @@ _p2pmap_links()
 	done
 }
 
+# This Proxmox VE node's VMIDs (tests: the directory holding qemu-server/
+# and lxc/).
+_p2pmap_pve_guests()
+{
+	local f dir=${P2PMAP_COMPLETION_PVE_DIR:-/etc/pve/local}
+
+	for f in "$dir"/qemu-server/*.conf "$dir"/lxc/*.conf; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		printf '%s\n' "${f%.conf}"
+	done
+}
+
 # link del's next address: an initiator, then a target of that initiator.
 _p2pmap_link_del_addrs()
 {
@@ -52,7 +66,7 @@ _p2pmap()
 {
 	local line=${COMP_LINE:0:COMP_POINT} words cword cur prev
 	local cmd='' sub='' first='' i nargs=0 w opts=''
-	local cmds='list link status faults monitor check info policy config verify nccl-check env doctor metrics help'
+	local cmds='list link status faults monitor check info policy config verify nccl-check env doctor proxmox-hook metrics help'
 
 	read -ra words <<<"$line"
 	[[ -z $line || $line == *[[:space:]] ]] && words+=("")
@@ -153,6 +167,19 @@ _p2pmap()
 		--unit|--pid|--gpus|--driver) return 0 ;;
 		*) opts='--unit --pid --env-file --dmesg --gpus --driver --root --json' ;;
 		esac ;;
+	proxmox-hook)
+		# VMID PHASE, as Proxmox passes them: this node's guests.
+		case $prev in
+		--root) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+		--wait) return 0 ;;
+		esac
+		if [[ $cur == -* ]]; then
+			opts='--wait --root'
+		elif [ -z "$sub" ]; then
+			opts=$(_p2pmap_pve_guests)
+		elif [ $nargs = 0 ]; then
+			opts='pre-start post-start pre-stop post-stop'
+		fi ;;
 	env)
 		case $prev in
 		--verify|--root|--output) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;

@@ -53,7 +53,7 @@ finish_run() {
 	totals
 	[ "$fail" -eq 0 ]
 }
-phase "host tests (unit, verify, caches, cuda, config, cli, options, nccl, env, doctor, man, reports, bench, mirror, demo)"
+phase "host tests (unit, verify, caches, cuda, config, cli, options, nccl, env, doctor, proxmox-hook, man, reports, bench, mirror, demo)"
 
 make -s -C "$top/user" >"$logs/user-build.log" 2>&1
 result $? "CLI builds with -Werror"
@@ -83,6 +83,7 @@ fi
 # the longest, so first, beside the others.
 suite_queue -t 900 "[demo]" "$top/tests/demo-check.sh"
 suite_queue -t 600 "[doctor]" "$top/tests/doctor/run.sh"
+suite_queue -t 120 "[proxmox-hook]" "$top/tests/proxmox-hook/run.sh"
 suite_queue -t 300 "[unit]" make -s -C "$top/user" test
 suite_queue -t 300 "[caches]" "$top/tests/caches/run.sh"
 suite_queue -t 300 "[cuda]" "$top/tests/cuda-check/run.sh"

@@ -47,6 +47,7 @@ base() {	# base CMD [SUB]
 	"link add" | "link del" | "link delete") echo 0000:01:00.0 0000:41:00.0 ;;
 	"nccl-check ") echo "$tmp/nccl.log" ;;
 	"doctor ") echo --root "$tmp/root" ;;
+	"proxmox-hook ") echo 100 post-stop ;;
 	esac
 }
 # A value of the kind the table names.

@@ -81,6 +81,9 @@ tap $? "systemd units installed in /lib/systemd/system${missing:+ (missing:$miss
 [ -f "$prefix/share/p2pmap/prometheus/p2pmap.rules.yml" ] &&
 	[ -f "$prefix/share/p2pmap/grafana/p2pmap.json" ]
 tap $? "alerting rules and Grafana dashboard installed in $prefix/share/p2pmap"
+hs=$prefix/share/p2pmap/proxmox/p2pmap-hookscript
+[ -x "$hs" ] && "$hs" 100 post-stop && grep -qx "exec $prefix/sbin/p2pmap proxmox-hook \"\$@\"" "$hs"
+tap $? "Proxmox VE's hookscript installed in $prefix/share/p2pmap/proxmox, executable, running $prefix/sbin/p2pmap"
 
 grep -qx "PACKAGE_VERSION=\"$version\"" "/usr/src/p2pmap-$version/dkms.conf"
 tap $? "/usr/src/p2pmap-$version/dkms.conf says PACKAGE_VERSION=\"$version\""

@@ -142,8 +142,11 @@ tap $? "p2pmap.4: the netlink family, its multicast group, the IOVA guard"
 mkdir -p "$tmp/pci/0000:01:00.0" "$tmp/pci/0000:41:00.0" "$tmp/pci/0000:81:00.0"
 mkdir -p "$tmp/links/0000:01:00.0-0000:41:00.0" \
 	 "$tmp/links/0000:01:00.0-0000:81:00.0" "$tmp/links/0000:41:00.0-0000:01:00.0"
+mkdir -p "$tmp/pve/qemu-server" "$tmp/pve/lxc"
+: >"$tmp/pve/qemu-server/200.conf"
+: >"$tmp/pve/lxc/101.conf"
 complete_line() {	# complete_line LINE: what each candidate makes of it
-	P2PMAP_COMPLETION_PCI_DIR=$tmp/pci \
+	P2PMAP_COMPLETION_PCI_DIR=$tmp/pci P2PMAP_COMPLETION_PVE_DIR=$tmp/pve \
 	P2PMAP_COMPLETION_LINKS_DIR=${LINKS_DIR:-$tmp/nolinks} \
 	bash --norc --noprofile -c '
 		source "$1"
@@ -196,6 +199,10 @@ expect "--vllm-cache" "p2pmap verify --v"
 expect "save show check apply" "p2pmap config "
 expect "0000:01:00.0 0000:41:00.0 0000:81:00.0" "p2pmap --no-check faults reset "
 expect "--no-check" "p2pmap --no"
+expect "200 101" "p2pmap proxmox-hook "
+expect "pre-start pre-stop" "p2pmap proxmox-hook 200 pre"
+expect "" "p2pmap proxmox-hook 200 pre-start "
+expect "--wait --root" "p2pmap proxmox-hook 101 pre-start --"
 complete_words() { complete_line "$*"; }
 got=$(complete_words p2pmap "")
 missing=

@@ -83,6 +83,9 @@ tap $? "man pages, completion, JSON.md and METRICS.md installed${missing:+ (miss
 promtool check rules /usr/share/p2pmap/prometheus/p2pmap.rules.yml >/dev/null 2>&1 &&
 	python3 -c 'import json; json.load(open("/usr/share/p2pmap/grafana/p2pmap.json"))'
 tap $? "the alerting rules (promtool check rules clean) and the Grafana dashboard installed in /usr/share/p2pmap"
+hs=/usr/share/p2pmap/proxmox/p2pmap-hookscript
+[ -x "$hs" ] && "$hs" 100 post-stop && grep -qx 'exec /usr/sbin/p2pmap proxmox-hook "$@"' "$hs"
+tap $? "Proxmox VE's hookscript installed in /usr/share/p2pmap/proxmox, executable, running /usr/sbin/p2pmap"
 
 units="p2pmap-check.service p2pmap-metrics.service p2pmap-metrics.timer p2pmap-nfd.service p2pmap-nfd.timer"
 missing=

@@ -70,6 +70,7 @@ int cmd_config(int argc, char **argv);
 int cmd_nccl_check(int argc, char **argv);
 int cmd_env(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_proxmox_hook(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 /* status's report, for "status" and "link show". */
 int status_show(bool json);
@@ -78,6 +79,16 @@ int link_flush(int argc, char **argv);
 /* --version: the CLI's @cli version and the loaded module's. */
 int cmd_version(const char *cli);
 int config_apply(const char *path, bool dry_run, bool force);
+
+struct pve_host;
+struct pve_guest;
+/*
+ * proxmox-hook's VM pre-start (proxmox_hook_vm.c): EXIT_OK, or
+ * EXIT_FAILED, said on stderr with the fix, while a p2pmap link under
+ * @root touches a device of VM @g.
+ */
+int proxmox_hook_vm(const char *root, const struct pve_host *p,
+		    const struct pve_guest *g);
 
 struct p2pmap_nl;
 struct policy_req;

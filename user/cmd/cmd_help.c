@@ -13,12 +13,17 @@ void cmd_help_overview(FILE *f)
 {
 	const struct cmd_option *o;
 	char word[32];
+	int w = 0;
 	size_t i;
 
+	/* The summaries in one column, after the longest name. */
+	for (i = 0; i < cmd_table_len; i++)
+		if ((int)strlen(cmd_table[i].name) > w)
+			w = strlen(cmd_table[i].name);
 	fprintf(f, "Usage: p2pmap [-j|--json] <command> [<args>]\n\n");
 	fprintf(f, "Commands:\n");
 	for (i = 0; i < cmd_table_len; i++)
-		fprintf(f, "  %-10s %s\n", cmd_table[i].name,
+		fprintf(f, "  %-*s %s\n", w, cmd_table[i].name,
 			cmd_table[i].summary);
 	fprintf(f, "\nAddresses are PCI addresses [DDDD:]BB:DD.F; MASK selects BARs 0..5\n"
 		   "(hex 0x.. or decimal, 1..0x3f, default 0x3: BAR0 and BAR1, what NVIDIA maps).\n"

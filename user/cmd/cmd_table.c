@@ -142,6 +142,16 @@ const struct cmd_entry cmd_table[] = {
 		  { "--driver", "NAME", "the inference driver (default nvidia)" },
 		  { "--root", "DIR", "read the host under DIR (DIR/sys, DIR/proc, DIR/etc)" },
 		  OPT_JSON) },
+	{ "proxmox-hook", cmd_proxmox_hook,
+	  "a Proxmox VE guest hookscript: VM start refused while linked, CT start waits for check",
+	  FORMS("proxmox-hook VMID PHASE [--wait SECONDS] [--root DIR]"),
+	  NULL,
+	  "As Proxmox runs a hookscript (proxmox/p2pmap-hookscript): in pre-start a\n"
+	  "VM is refused (exit 1) while a p2pmap link touches one of its hostpci\n"
+	  "devices; a container given /dev/nvidiaN first runs check --wait and\n"
+	  "starts whatever it says.  Other phases, guests without GPUs: exit 0.",
+	  OPTIONS({ "--wait", "SECONDS", "a container's pre-start: check --wait SECONDS (default 120)" },
+		  { "--root", "DIR", "read DIR/etc/pve and DIR/sys instead (a copy of a host's files)" }) },
 	{ "env", cmd_env,
 	  "the NCCL/vLLM/SGLang environment verify's FILE allows",
 	  FORMS("env --verify FILE [--devices LIST] [--format shell|systemd|nfd] [--output FILE] [--root DIR] [--json]"),

@@ -120,6 +120,15 @@ struct pve_host {
  */
 enum pve_state pve_read(const char *root, struct pve_host *p);
 
+/*
+ * Guest @id of this node alone (what a hookscript is called for): its
+ * qemu-server/ID.conf, else lxc/ID.conf, read as pve_read() reads it into
+ * @g; @p gets the node's name and cgroup layout only.  PVE_READ with
+ * @g->unreadable ENOENT when the node has neither file.
+ */
+enum pve_state pve_read_guest(const char *root, unsigned int id,
+			      struct pve_host *p, struct pve_guest *g);
+
 /* What pve_read() allocated. */
 void pve_free(struct pve_host *p);
 

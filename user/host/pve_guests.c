@@ -263,6 +263,34 @@ void pve_free(struct pve_host *p)
 	memset(p, 0, sizeof(*p));
 }
 
+enum pve_state pve_read_guest(const char *root, unsigned int id,
+			      struct pve_host *p, struct pve_guest *g)
+{
+	static const char *const dirs[] = { "qemu-server", "lxc" };
+	char path[PATH_MAX];
+	size_t i;
+
+	pve_free(p);
+	memset(g, 0, sizeof(*g));
+	g->id = id;
+	g->unreadable = ENOENT;
+	snprintf(path, sizeof(path), "%s/etc/pve", root);
+	if (access(path, F_OK))
+		return PVE_ABSENT;
+	if (!node_name(root, p->node, sizeof(p->node)))
+		return PVE_UNMOUNTED;
+	p->cgroup = pve_cgroup_layout(root, &p->cgroup_known);
+	/* VMIDs are unique in the cluster: one of the two at most. */
+	for (i = 0; i < 2 && g->unreadable == ENOENT; i++) {
+		g->vm = !i;
+		snprintf(g->name, sizeof(g->name), "%s %u", i ? "CT" : "VM", id);
+		snprintf(path, sizeof(path), "%s/etc/pve/nodes/%s/%s/%u.conf",
+			 root, p->node, dirs[i], id);
+		g->unreadable = read_guest(root, p, path, g);
+	}
+	return PVE_READ;
+}
+
 enum pve_state pve_read(const char *root, struct pve_host *p)
 {
 	char path[PATH_MAX];
