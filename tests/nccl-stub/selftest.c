@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stand-in libnccl.so.2's driver for run.sh: an all-reduce (float32,
+ * sum) of BYTES over the first NDEV GPUs, as a caller does it (CUDA
+ * driver API for the buffers, ncclCommInitAll and a group, or with
+ * "threads" ncclGetUniqueId and one thread per rank), then every element
+ * checked.  Exit 0 right, 1 wrong data (the first wrong element said),
+ * 2 an NCCL call failed.  "api": the calls' error paths, as TAP.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda.h"
+#include "nccl_api.h"
+
+static struct cuda_api cu;
+static int ndev;
+static size_t count;
+static CUdeviceptr buf[16];
+static ncclComm_t comms[16];
+static ncclUniqueId uid;
+
+static float want(int nranks, size_t i)
+{
+	return nranks * (nranks + 1) / 2.0f * (float)(i % 1000 + 1);
+}
+
+static void *rank_thread(void *arg)
+{
+	int r = (int)(long)arg;
+	ncclResult_t e = ncclCommInitRank(&comms[r], ndev, uid, r);
+
+	if (!e)
+		e = ncclAllReduce((void *)(uintptr_t)buf[r],
+				  (void *)(uintptr_t)buf[r], count, ncclFloat32,
+				  ncclSum, comms[r], NULL);
+	return (void *)(long)e;
+}
+
+static int api_checks(void)
+{
+	int v = 0, n = 0, fail = 0, dev = 0;
+	ncclResult_t e;
+	ncclComm_t c[2];
+
+#define CHECK(ok, what) do {						\
+	printf("%sok %d - %s\n", (ok) ? "" : "not ", ++n, what);	\
+	fail += !(ok);							\
+} while (0)
+	CHECK(!ncclGetVersion(&v) && v == 23007, "ncclGetVersion: 23007 (2.30.7)");
+	CHECK(!strcmp(ncclGetErrorString(ncclInvalidArgument),
+		      "invalid argument (run with NCCL_DEBUG=WARN for details)"),
+	      "ncclGetErrorString as NCCL's");
+	CHECK(ncclGroupEnd() == ncclInvalidUsage, "ncclGroupEnd outside a group: ncclInvalidUsage");
+	CHECK(ncclCommInitAll(c, 0, NULL) == ncclInvalidArgument, "ncclCommInitAll of 0 devices: ncclInvalidArgument");
+	e = ncclCommInitAll(c, 2, NULL);
+	CHECK(!e, "ncclCommInitAll of 2");
+	if (e)
+		return 1;
+	CHECK(!ncclCommGetAsyncError(c[0], &e) && e == ncclSuccess, "ncclCommGetAsyncError: ncclSuccess");
+	CHECK(!ncclCommCuDevice(c[1], &dev) && dev == 1, "ncclCommCuDevice");
+	CHECK(ncclAllReduce((void *)(uintptr_t)buf[0], (void *)(uintptr_t)buf[0], 4,
+			    ncclFloat16, ncclSum, c[0], NULL) == ncclInvalidArgument,
+	      "a type the stand-in lacks (half): ncclInvalidArgument");
+	CHECK(ncclAllReduce((void *)(uintptr_t)buf[0], (void *)(uintptr_t)buf[0], 4,
+			    ncclNumTypes, ncclSum, c[0], NULL) == ncclInvalidArgument,
+	      "ncclNumTypes: ncclInvalidArgument");
+	CHECK(ncclAllReduce((void *)(uintptr_t)buf[0], (void *)(uintptr_t)buf[0], 4,
+			    ncclFloat32, ncclNumOps, c[0], NULL) == ncclInvalidArgument,
+	      "ncclNumOps: ncclInvalidArgument");
+	CHECK(ncclAllReduce((void *)(uintptr_t)buf[1], (void *)(uintptr_t)buf[1], 4,
+			    ncclFloat32, ncclSum, c[0], NULL) == ncclInvalidArgument,
+	      "another GPU's buffer: ncclInvalidArgument");
+	CHECK(!ncclCommDestroy(c[0]) && !ncclCommDestroy(c[1]), "ncclCommDestroy");
+	printf("1..%d\n", n);
+	return fail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	char err[256];
+	CUcontext ctx;
+	float *h;
+	size_t i;
+	int r, threads = argc > 3 && !strcmp(argv[3], "threads");
+	ncclResult_t e = ncclSuccess;
+
+	if (argc < 2 || cuda_load(&cu, NULL, err, sizeof(err)) || cu.Init(0))
+		return 2;
+	ndev = !strcmp(argv[1], "api") ? 2 : atoi(argv[1]);
+	count = argc > 2 ? strtoul(argv[2], NULL, 0) / 4 : 1024;
+	h = malloc(count * 4);
+	for (r = 0; r < ndev; r++) {
+		cu.DevicePrimaryCtxRetain(&ctx, r);
+		cu.CtxSetCurrent(ctx);
+		cu.MemAlloc(&buf[r], count * 4);
+		for (i = 0; i < count; i++)
+			h[i] = (r + 1) * (float)(i % 1000 + 1);
+		cu.MemcpyHtoD(buf[r], h, count * 4);
+	}
+	if (!strcmp(argv[1], "api"))
+		return api_checks();
+	if (threads) {
+		pthread_t t[16];
+		void *rv;
+
+		ncclGetUniqueId(&uid);
+		for (r = 0; r < ndev; r++)
+			pthread_create(&t[r], NULL, rank_thread, (void *)(long)r);
+		for (r = 0; r < ndev; r++) {
+			pthread_join(t[r], &rv);
+			if (rv && !e)
+				e = (ncclResult_t)(long)rv;
+		}
+	} else {
+		e = ncclCommInitAll(comms, ndev, NULL);
+		if (!e) {
+			ncclGroupStart();
+			for (r = 0; r < ndev; r++)
+				ncclAllReduce((void *)(uintptr_t)buf[r],
+					      (void *)(uintptr_t)buf[r], count,
+					      ncclFloat32, ncclSum, comms[r], NULL);
+			e = ncclGroupEnd();
+		}
+	}
+	if (e) {
+		printf("nccl: %s\n", ncclGetErrorString(e));
+		return 2;
+	}
+	for (r = 0; r < ndev; r++) {
+		cu.DevicePrimaryCtxRetain(&ctx, r);
+		cu.CtxSetCurrent(ctx);
+		cu.MemcpyDtoH(h, buf[r], count * 4);
+		for (i = 0; i < count; i++)
+			if (h[i] != want(ndev, i)) {
+				printf("rank %d: element %zu is %g, not %g\n", r, i,
+				       h[i], want(ndev, i));
+				return 1;
+			}
+	}
+	for (r = 0; r < ndev; r++)
+		ncclCommDestroy(comms[r]);
+	printf("correct: %d ranks, %zu floats\n", ndev, count);
+	return 0;
+}
