@@ -138,6 +138,9 @@ ncclResult_t run_allreduce(struct clique *cq)
 	for (s = 0; s < n - 1 && !e; s++)
 		for (ch = 0; ch < cq->nch && !e; ch++)
 			e = step(cq, ch, s, 1);
+	/* the kernel ends when its last writes (the heads) have */
+	for (r = 0; r < n && !e; r++)
+		e = rank_sync(cq->rank[r]);
 	for (r = 0; r < n; r++) {
 		c = cq->rank[r];
 		if (!e)

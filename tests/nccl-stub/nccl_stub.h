@@ -30,6 +30,9 @@
  */
 #define SLICE		(512u << 10)
 #define TAIL_OFF	SLICE		/* the tail word after the slot */
+#define HEAD_OFF	(SLICE + 64)	/* the head word in ncclSendMem */
+/* Slots a sender may fill before it waits for the head (NCCL_STEPS). */
+#define STEPS		8
 #define MEM_SIZE	(2ul << 20)	/* one cuMem granule holds both */
 
 /* How a connection's data move: NCCL's transports. */
@@ -46,7 +49,8 @@ struct conn {
 	CUdeviceptr recv_own, recv_peer;	/* receiver's, sender's view */
 	CUdeviceptr send_own, send_peer;	/* sender's, receiver's view */
 	CUmemGenericAllocationHandle recv_h, send_h;
-	CUdeviceptr staging;		/* receiver's: what it read */
+	CUdeviceptr staging;		/* receiver's: what it read, then
+					 * at SLICE the head's new value */
 	CUdeviceptr flag;		/* sender's: the tail's new value */
 	unsigned int step;		/* the tail's last value */
 	unsigned char *shm;		/* SHM: the host buffer */

@@ -11,7 +11,12 @@
  *    PCIe host is only NCCL_P2P_READ_ENABLE=1 (src/graph/paths.cc:
  *    read by default for NVLink Ampere only).  Either way the sender's
  *    kernel writes the tail into the receiver's memory after the data,
- *    and the receiver spins on it with no timeout (src/device/prims_*).
+ *    and the receiver spins on it with no timeout; the receiver's kernel
+ *    writes the head back into the sender's memory, and a sender more
+ *    than NCCL_STEPS (8) slots ahead of the head spins on it, likewise
+ *    (src/device/prims_simple.h, src/include/device.h).  So a pair's
+ *    writes are both ways on every ring edge: data and tail forward,
+ *    head back.
  *  - src/transport/shm.cc: otherwise, and with NCCL_P2P_DISABLE=1,
  *    through host memory, "SHM/direct".  The stand-in's GPUs reach host
  *    memory only by cuMemcpyDtoH/HtoD, so that is how it goes.
@@ -144,7 +149,9 @@ static int p2p_ok(struct ncclComm *a, struct ncclComm *b)
 		return 0;
 	if (a->dev == b->dev)
 		return 1;
-	if (cu.DeviceCanAccessPeer(&can, a->dev, b->dev) || !can) {
+	/* both ways: the tail forward, the head back */
+	if (cu.DeviceCanAccessPeer(&can, a->dev, b->dev) || !can ||
+	    cu.DeviceCanAccessPeer(&can, b->dev, a->dev) || !can) {
 		stub_info(a->dev, "Could not enable P2P between dev %d(=%lx) and dev %d(=%lx)",
 			  a->dev, a->busid, b->dev, b->busid);
 		return 0;
@@ -159,7 +166,7 @@ ncclResult_t conn_setup(struct ncclComm *s, struct ncclComm *d, int ch)
 
 	memset(k, 0, sizeof(*k));
 	cu.CtxSetCurrent(d->ctx);
-	if (CUCHECK(d, MemAlloc(&k->staging, SLICE)))
+	if (CUCHECK(d, MemAlloc(&k->staging, SLICE + 64)))
 		return ncclUnhandledCudaError;
 	if (!p2p_ok(s, d)) {
 		k->transport = T_SHM;
@@ -206,11 +213,14 @@ void conn_free(struct ncclComm *s, struct ncclComm *d, int ch)
 	memset(k, 0, sizeof(*k));
 }
 
+static void __attribute__((noreturn)) wait_forever(struct ncclComm *c);
+
 /* @bytes of @s's work buffer from @off into the slot, then the tail. */
 ncclResult_t conn_send(struct ncclComm *s, struct ncclComm *d, int ch,
 		       size_t off, size_t bytes)
 {
 	struct conn *k = &s->conn[ch];
+	unsigned int head;
 
 	(void)d;
 	k->step++;
@@ -221,6 +231,9 @@ ncclResult_t conn_send(struct ncclComm *s, struct ncclComm *d, int ch,
 		memcpy(k->shm + TAIL_OFF, &k->step, sizeof(k->step));
 		return ncclSuccess;
 	}
+	memcpy(&head, (void *)(uintptr_t)(k->send_own + HEAD_OFF), sizeof(head));
+	if (k->step > head + STEPS)
+		wait_forever(s);	/* no slot free: the head never came */
 	if (copy(s, k->read ? k->send_own : k->recv_peer, s->work + off,
 		 bytes))
 		return ncclUnhandledCudaError;
@@ -277,10 +290,13 @@ ncclResult_t conn_recv(struct ncclComm *s, struct ncclComm *d, int ch,
 		wait_forever(d);
 	if (!k->read) {
 		*data = (const unsigned char *)(uintptr_t)k->recv_own;
-		return ncclSuccess;
+	} else {
+		if (copy(d, k->staging, k->send_peer, bytes) || rank_sync(d))
+			return ncclUnhandledCudaError;
+		*data = (const unsigned char *)(uintptr_t)k->staging;
 	}
-	if (copy(d, k->staging, k->send_peer, bytes) || rank_sync(d))
-		return ncclUnhandledCudaError;
-	*data = (const unsigned char *)(uintptr_t)k->staging;
-	return ncclSuccess;
+	/* the slot consumed (the host adds it up before d's next sync) */
+	memcpy((void *)(uintptr_t)(k->staging + SLICE), &k->step,
+	       sizeof(k->step));
+	return copy(d, k->send_peer + HEAD_OFF, k->staging + SLICE, 4);
 }
