@@ -81,7 +81,7 @@ EXPORT ncclResult_t ncclGetVersion(int *version)
 
 EXPORT const char *ncclGetErrorString(ncclResult_t r)
 {
-	/* src/misc/utils.cc's ncclGetErrorString, by code */
+	/* src/init.cc's ncclGetErrorString, by code */
 	switch (r) {
 	case ncclSuccess: return "no error";
 	case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";

@@ -46,9 +46,11 @@ static int api_checks(void)
 	ncclResult_t e;
 	ncclComm_t c[2];
 
-#define CHECK(ok, what) do {						\
-	printf("%sok %d - %s\n", (ok) ? "" : "not ", ++n, what);	\
-	fail += !(ok);							\
+#define CHECK(cond, what) do {						\
+	int ok_ = (cond);						\
+									\
+	printf("%sok %d - %s\n", ok_ ? "" : "not ", ++n, what);	\
+	fail += !ok_;							\
 } while (0)
 	CHECK(!ncclGetVersion(&v) && v == 23007, "ncclGetVersion: 23007 (2.30.7)");
 	CHECK(!strcmp(ncclGetErrorString(ncclInvalidArgument),

@@ -173,7 +173,7 @@ ncclResult_t conn_setup(struct ncclComm *s, struct ncclComm *d, int ch)
 		k->shm = calloc(1, SLICE + 64);
 		if (!k->shm)
 			return ncclSystemError;
-		stub_info(s->dev, "Channel %02d : %d[%d] -> %d[%d] via SHM/direct/direct",
+		stub_info(s->dev, "Channel %02d : %d[%d] -> %d[%d] via SHM/direct",
 			  ch, s->rank, s->nvml, d->rank, d->nvml);
 		return ncclSuccess;
 	}
