@@ -5,7 +5,9 @@
  * runRing): on each channel its share of the data in nranks chunks;
  * nranks-1 steps of reduce-scatter (rank r sends chunk r-s to r+1, which
  * adds it to its own), nranks-1 of all-gather; each step's chunk in
- * slices of one buffer slot.  Simpler than NCCL: a call returns once the
+ * slices of one buffer slot.  Its copies run on the caller's stream (the
+ * rank's own for NULL), so events there time them and a copy that hangs
+ * hangs that stream.  Simpler than NCCL: a call returns once the
  * collective is done (NCCL's returns when queued and the wait is the
  * stream's), so a hang is in the call; a rank's own buffers are read and
  * written by the host after its context is synchronized (they are host
@@ -201,7 +203,6 @@ EXPORT ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff,
 				  ncclRedOp_t op, ncclComm_t comm,
 				  cudaStream_t stream)
 {
-	(void)stream;	/* the stand-in's kernels run on the rank's own */
 	if (!comm) {
 		WARN(NULL, "AllReduce : comm argument is NULL");
 		return ncclInvalidArgument;
@@ -232,6 +233,7 @@ EXPORT ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff,
 	comm->count = count;
 	comm->type = type;
 	comm->op = op;
+	comm->run = stream ? stream : comm->stream;
 	if (group_depth) {
 		if (group_n == (int)(sizeof(group_ops) / sizeof(group_ops[0])))
 			return ncclInvalidUsage;

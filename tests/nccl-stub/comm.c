@@ -150,6 +150,7 @@ static ncclResult_t rank_open(struct ncclComm *c)
 	    CUCHECK(c, ModuleGetFunction(&c->copy, c->mod, "p2pmap_copy_u32")) ||
 	    CUCHECK(c, DeviceGetPCIBusId(bus, sizeof(bus), dev)))
 		return ncclUnhandledCudaError;
+	c->run = c->stream;
 	sscanf(bus, "%x:%x:%x.%x", &dom, &b, &d, &f);
 	c->busid = (unsigned long)dom << 20 | b << 12 | d << 4 | f;
 	/* NVML numbers the GPUs in PCI order: count those before ours. */

@@ -64,7 +64,8 @@ struct ncclComm {
 	int rank, nranks, dev, nvml;
 	unsigned long busid;		/* NCCL's number: 0000:01:00.0 = 1000 */
 	CUcontext ctx;
-	CUstream stream;
+	CUstream stream;		/* its own */
+	CUstream run;			/* the caller's, else its own */
 	CUmodule mod;
 	CUfunction copy;
 	CUdeviceptr work;

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The stand-in libnccl.so.2's driver for run.sh: an all-reduce (float32,
+ * The stand-in libnccl.so.2's driver for run.sh, "selftest NDEV BYTES
+ * [ITERS|threads]": an all-reduce (float32,
  * sum) of BYTES over the first NDEV GPUs, as a caller does it (CUDA
  * driver API for the buffers, ncclCommInitAll and a group, or with
  * "threads" ncclGetUniqueId and one thread per rank), then every element
- * checked.  Exit 0 right, 1 wrong data (the first wrong element said),
+ * checked; on each rank's stream of its own, events on rank 0's timing
+ * it (the stand-in libcuda's clock: "time" and NCCL's bus bandwidth,
+ * 2 (n - 1) / n bytes over the time).  ITERS runs (the last one
+ * checked and timed: the first pays for the memory's first touch).
+ * Exit 0 right, 1 wrong data (the first wrong element said),
  * 2 an NCCL call failed.  "api": the calls' error paths, as TAP.
  */
 #include <pthread.h>
@@ -20,6 +25,7 @@ static struct cuda_api cu;
 static int ndev;
 static size_t count;
 static CUdeviceptr buf[16];
+static CUstream streams[16];
 static ncclComm_t comms[16];
 static ncclUniqueId uid;
 
@@ -36,8 +42,25 @@ static void *rank_thread(void *arg)
 	if (!e)
 		e = ncclAllReduce((void *)(uintptr_t)buf[r],
 				  (void *)(uintptr_t)buf[r], count, ncclFloat32,
-				  ncclSum, comms[r], NULL);
+				  ncclSum, comms[r], streams[r]);
 	return (void *)(long)e;
+}
+
+/* Rank r's element i: (r + 1) (i % 1000 + 1), on its GPU. */
+static void upload(float *h)
+{
+	CUcontext ctx;
+	size_t i;
+	int r;
+
+	for (r = 0; r < ndev; r++) {
+		cu.DevicePrimaryCtxRetain(&ctx, r);
+		cu.CtxSetCurrent(ctx);
+		for (i = 0; i < count; i++)
+			h[i] = (r + 1) * (float)(i % 1000 + 1);
+		cu.MemcpyHtoD(buf[r], h, count * 4);
+		cu.CtxSynchronize();
+	}
 }
 
 static int api_checks(void)
@@ -87,8 +110,11 @@ int main(int argc, char **argv)
 	CUcontext ctx;
 	float *h;
 	size_t i;
-	int r, threads = argc > 3 && !strcmp(argv[3], "threads");
+	int r, it, threads = argc > 3 && !strcmp(argv[3], "threads");
+	int iters = argc > 3 && !threads ? atoi(argv[3]) : 1;
 	ncclResult_t e = ncclSuccess;
+	CUevent ev[2];
+	float ms = 0;
 
 	if (argc < 2 || cuda_load(&cu, NULL, err, sizeof(err)) || cu.Init(0))
 		return 2;
@@ -99,10 +125,9 @@ int main(int argc, char **argv)
 		cu.DevicePrimaryCtxRetain(&ctx, r);
 		cu.CtxSetCurrent(ctx);
 		cu.MemAlloc(&buf[r], count * 4);
-		for (i = 0; i < count; i++)
-			h[i] = (r + 1) * (float)(i % 1000 + 1);
-		cu.MemcpyHtoD(buf[r], h, count * 4);
+		cu.StreamCreate(&streams[r], CU_STREAM_NON_BLOCKING);
 	}
+	upload(h);
 	if (!strcmp(argv[1], "api"))
 		return api_checks();
 	if (threads) {
@@ -119,13 +144,27 @@ int main(int argc, char **argv)
 		}
 	} else {
 		e = ncclCommInitAll(comms, ndev, NULL);
-		if (!e) {
+		for (it = 0; !e && it < iters; it++) {
+			if (it)		/* the data again, for a warm run */
+				upload(h);
+			cu.DevicePrimaryCtxRetain(&ctx, 0);
+			cu.CtxSetCurrent(ctx);
+			cu.EventCreate(&ev[0], 0);
+			cu.EventCreate(&ev[1], 0);
+			cu.EventRecord(ev[0], streams[0]);
 			ncclGroupStart();
 			for (r = 0; r < ndev; r++)
 				ncclAllReduce((void *)(uintptr_t)buf[r],
 					      (void *)(uintptr_t)buf[r], count,
-					      ncclFloat32, ncclSum, comms[r], NULL);
+					      ncclFloat32, ncclSum, comms[r],
+					      streams[r]);
 			e = ncclGroupEnd();
+			cu.CtxSetCurrent(ctx);
+			cu.EventRecord(ev[1], streams[0]);
+			cu.StreamSynchronize(streams[0]);
+			cu.EventElapsedTime(&ms, ev[0], ev[1]);
+			cu.EventDestroy(ev[0]);
+			cu.EventDestroy(ev[1]);
 		}
 	}
 	if (e) {
@@ -146,5 +185,8 @@ int main(int argc, char **argv)
 	for (r = 0; r < ndev; r++)
 		ncclCommDestroy(comms[r]);
 	printf("correct: %d ranks, %zu floats\n", ndev, count);
+	if (ms > 0)
+		printf("time: %.1f us, bus bandwidth %.1f GB/s\n", ms * 1000.0,
+		       2.0 * (ndev - 1) / ndev * count * 4 / (ms * 1e6));
 	return 0;
 }

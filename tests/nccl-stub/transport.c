@@ -40,7 +40,7 @@ static ncclResult_t copy(struct ncclComm *c, CUdeviceptr dst,
 	void *params[] = { &dst, &src, &n };
 
 	if (CUCHECK(c, CtxSetCurrent(c->ctx)) ||
-	    CUCHECK(c, LaunchKernel(c->copy, 1, 1, 1, 128, 1, 1, 0, c->stream,
+	    CUCHECK(c, LaunchKernel(c->copy, 1, 1, 1, 128, 1, 1, 0, c->run,
 				    params, NULL)))
 		return ncclUnhandledCudaError;
 	return ncclSuccess;
@@ -49,7 +49,7 @@ static ncclResult_t copy(struct ncclComm *c, CUdeviceptr dst,
 ncclResult_t rank_sync(struct ncclComm *c)
 {
 	if (CUCHECK(c, CtxSetCurrent(c->ctx)) ||
-	    CUCHECK(c, StreamSynchronize(c->stream)))
+	    CUCHECK(c, StreamSynchronize(c->run)))
 		return ncclUnhandledCudaError;
 	return ncclSuccess;
 }
