@@ -27,7 +27,7 @@ static __thread int group_n;
 /* The host's view of the stand-in's device memory. */
 #define HOST(p) ((unsigned char *)(uintptr_t)(p))
 
-static ncclResult_t work_alloc(struct ncclComm *c, size_t bytes)
+ncclResult_t work_alloc(struct ncclComm *c, size_t bytes)
 {
 	if (c->work_size >= bytes + 4)
 		return ncclSuccess;
@@ -43,16 +43,22 @@ static ncclResult_t work_alloc(struct ncclComm *c, size_t bytes)
 }
 
 /* Elements [*start, *start + *len) of chunk @k of channel @ch. */
-static void chunk(struct clique *cq, int ch, int k, size_t count,
-		  size_t *start, size_t *len)
+void ring_chunk(int nch, int nranks, int ch, int k, size_t count,
+		size_t *start, size_t *len)
 {
-	size_t per_ch = (count + cq->nch - 1) / cq->nch, cs, b, e;
+	size_t per_ch = (count + nch - 1) / nch, cs, b, e;
 
 	b = ch * per_ch < count ? ch * per_ch : count;
 	e = b + per_ch < count ? b + per_ch : count;
-	cs = (e - b + cq->nranks - 1) / cq->nranks;
+	cs = (e - b + nranks - 1) / nranks;
 	*start = b + k * cs < e ? b + k * cs : e;
 	*len = (*start + cs < e ? *start + cs : e) - *start;
+}
+
+static void chunk(struct clique *cq, int ch, int k, size_t count,
+		  size_t *start, size_t *len)
+{
+	ring_chunk(cq->nch, cq->nranks, ch, k, count, start, len);
 }
 
 /* One ring step on channel @ch: each rank's chunk to the next. */
@@ -167,12 +173,17 @@ static ncclResult_t post(struct ncclComm **cs, int n)
 	ncclResult_t e = ncclSuccess;
 	int i, j, all;
 
+	for (i = 0; i < n; i++)		/* a process a rank: its part */
+		if (cs[i]->mp && !e)
+			e = mp_allreduce(cs[i]);
 	pthread_mutex_lock(&stub_lock);
 	for (i = 0; i < n; i++)
-		cs[i]->posted = 1;
+		cs[i]->posted = !cs[i]->mp;
 	for (i = 0; i < n; i++) {
 		struct clique *cq = cs[i]->cq;
 
+		if (!cq)
+			continue;
 		for (all = 1, j = 0; j < cq->nranks; j++)
 			all &= cq->rank[j]->posted;
 		if (all)

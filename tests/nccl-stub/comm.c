@@ -101,30 +101,35 @@ EXPORT const char *ncclGetLastError(ncclComm_t comm)
 }
 
 /*
- * The id: a magic, this process, a counter.  NCCL's holds a bootstrap
- * socket address; here ranks meet in this process, so the pid says
- * whose it is.
+ * The id: a magic, this process, a counter, and the file where the ranks
+ * meet (mp.c).  NCCL's holds its bootstrap root's socket address.
  */
 struct stub_id {
 	unsigned int magic;
 	int pid;
 	unsigned long long n;
+	char path[NCCL_STUB_UNIQUE_ID_BYTES - 16];
 };
+_Static_assert(sizeof(struct stub_id) == NCCL_STUB_UNIQUE_ID_BYTES, "an id");
 #define ID_MAGIC	0x6e63636cu	/* "nccl" */
 
+/*
+ * No CUDA here: a process that makes the id and then forks its ranks
+ * (which the stand-in libcuda's fork guard would fail) works.
+ */
 EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
-	struct stub_id s = { ID_MAGIC, getpid(), 0 };
-	ncclResult_t r = stub_cuda();
+	struct stub_id s = { ID_MAGIC, getpid(), 0, "" };
 
-	if (r)
-		return r;
 	if (!id)
 		return ncclInvalidArgument;
 	pthread_mutex_lock(&stub_lock);
 	s.n = ++id_counter;
 	pthread_mutex_unlock(&stub_lock);
-	memset(id, 0, sizeof(*id));
+	if (mp_create(s.path, sizeof(s.path), s.n)) {
+		WARN(NULL, "stand-in: cannot create %s: %m", s.path);
+		return ncclSystemError;
+	}
 	memcpy(id->internal, &s, sizeof(s));
 	return ncclSuccess;
 }
@@ -135,7 +140,7 @@ static const char copy_ptx[] =
 	".visible .entry p2pmap_copy_u32(\n.param .u64 d,\n.param .u64 s,\n"
 	".param .u64 n\n)\n{\nret;\n}\n";
 
-static ncclResult_t rank_open(struct ncclComm *c)
+ncclResult_t stub_rank_open(struct ncclComm *c)
 {
 	char bus[32];
 	unsigned int dom, b, d, f;
@@ -166,7 +171,7 @@ static ncclResult_t rank_open(struct ncclComm *c)
 	return ncclSuccess;
 }
 
-static void rank_close(struct ncclComm *c)
+void stub_rank_close(struct ncclComm *c)
 {
 	if (!c->ctx)
 		return;
@@ -191,7 +196,7 @@ static ncclResult_t clique_setup(struct clique *cq, const char *fn)
 
 	for (i = 0; i < cq->nranks; i++) {
 		c = cq->rank[i];
-		r = rank_open(c);
+		r = stub_rank_open(c);
 		if (r)
 			return r;
 		stub_info(c->dev, "[Rank %d] %s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START",
@@ -235,7 +240,7 @@ static void clique_free(struct clique *cq)
 					  cq->rank[(i + 1) % cq->nranks], ch);
 	for (i = 0; i < cq->nranks; i++)
 		if (cq->rank[i]) {
-			rank_close(cq->rank[i]);
+			stub_rank_close(cq->rank[i]);
 			free(cq->rank[i]);
 		}
 	for (p = &cliques; *p; p = &(*p)->next)
@@ -334,9 +339,10 @@ EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
 	struct stub_id s;
 	struct clique *cq;
 	struct ncclComm *c;
+	struct mp_shared *sh;
 	ncclResult_t r;
 	unsigned long long key;
-	int dev;
+	int dev, same;
 
 	r = stub_cuda();
 	if (r)
@@ -347,10 +353,22 @@ EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
 		WARN(NULL, "Invalid rank requested : %d/%d", rank, nranks);
 		return ncclInvalidArgument;
 	}
-	if (s.magic != ID_MAGIC || s.pid != getpid()) {
-		/* The stand-in's limit, not NCCL's: it has no bootstrap network. */
-		WARN(NULL, "stand-in: the unique id is not this process's (ranks are threads of one process here)");
+	if (s.magic != ID_MAGIC) {
+		WARN(NULL, "stand-in: not a unique id of the stand-in's");
+		return ncclInvalidArgument;
+	}
+	sh = mp_join(s.path, nranks, rank, &same);
+	if (!sh) {
+		WARN(NULL, "stand-in: rank %d cannot join %s", rank, s.path);
 		return ncclSystemError;
+	}
+	if (same == 1 && nranks > 1)
+		return mp_init(comm, nranks, sh, rank);	/* a process a rank */
+	mp_leave(sh);
+	if (same != nranks) {
+		/* The stand-in's limit, not NCCL's. */
+		WARN(NULL, "stand-in: ranks are all threads of one process or one a process");
+		return ncclInvalidUsage;
 	}
 	key = ((unsigned long long)s.pid << 32) ^ s.n ^ 1ull << 63;
 	pthread_mutex_lock(&stub_lock);
@@ -403,6 +421,13 @@ static ncclResult_t leave(ncclComm_t comm, const char *fn)
 
 	if (!comm)
 		return ncclInvalidArgument;
+	if (comm->mp) {
+		stub_info(comm->dev, "comm %p rank %d nRanks %d cudaDev %d busId %lx - %s COMPLETE",
+			  (void *)comm, comm->rank, comm->nranks, comm->dev,
+			  comm->busid, fn);
+		mp_free(comm);
+		return ncclSuccess;
+	}
 	pthread_mutex_lock(&stub_lock);
 	cq = comm->cq;
 	stub_info(comm->dev, "comm %p rank %d nRanks %d cudaDev %d busId %lx - %s COMPLETE",

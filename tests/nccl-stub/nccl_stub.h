@@ -72,6 +72,10 @@ struct ncclComm {
 	size_t work_size;
 	struct conn conn[MAX_CHANNELS];	/* to the next rank */
 	ncclResult_t async;		/* sticky, ncclCommGetAsyncError */
+	/* A rank in a process of its own: mp.c. */
+	struct mp_shared *mp;
+	struct conn rconn[MAX_CHANNELS];	/* from the previous rank */
+	int nch, p2p_disable, cumem;
 	char last_error[256];
 	/* A collective posted and not yet run. */
 	int posted;
@@ -103,7 +107,11 @@ void stub_warn(struct ncclComm *c, const char *file, int line,
 #define WARN(c, ...) stub_warn(c, __FILE__, __LINE__, __VA_ARGS__)
 int stub_env_int(const char *name, int def);
 
-/* cuda.c of the stand-in: the driver, once. */
+/* comm.c: a rank's device, context, stream and kernel. */
+ncclResult_t stub_rank_open(struct ncclComm *c);
+void stub_rank_close(struct ncclComm *c);
+
+/* comm.c: the driver, once. */
 ncclResult_t stub_cuda(void);
 ncclResult_t stub_cuda_check(struct ncclComm *c, CUresult r,
 			     const char *call);
@@ -117,6 +125,23 @@ ncclResult_t conn_send(struct ncclComm *from, struct ncclComm *to, int ch,
 ncclResult_t conn_recv(struct ncclComm *from, struct ncclComm *to, int ch,
 		       size_t bytes, const unsigned char **data);
 ncclResult_t rank_sync(struct ncclComm *c);
+ncclResult_t stub_copy(struct ncclComm *c, CUdeviceptr dst, CUdeviceptr src,
+		       size_t bytes);
+/* A tail or head that never comes: NCCL spins for ever. */
+void wait_forever(struct ncclComm *c) __attribute__((noreturn));
+
+/* mp.c: ranks in processes of their own (ncclCommInitRank). */
+struct mp_shared;
+int mp_create(char *path, size_t len, unsigned long long n);
+struct mp_shared *mp_join(const char *path, int nranks, int rank,
+			  int *same_pid);
+void mp_leave(struct mp_shared *sh);
+ncclResult_t mp_init(struct ncclComm **comm, int nranks,
+		     struct mp_shared *sh, int rank);
+ncclResult_t mp_allreduce(struct ncclComm *c);
+void mp_free(struct ncclComm *c);
+void ring_chunk(int nch, int nranks, int ch, int k, size_t count,
+		size_t *start, size_t *len);
 
 /* reduce.c: element arithmetic. */
 int type_size(ncclDataType_t t);
@@ -125,6 +150,7 @@ void reduce(void *dst, const void *src, size_t count, ncclDataType_t t,
 void divide(void *dst, size_t count, ncclDataType_t t, int n);
 
 /* allreduce.c */
+ncclResult_t work_alloc(struct ncclComm *c, size_t bytes);
 ncclResult_t run_allreduce(struct clique *cq);
 
 #endif /* P2PMAP_NCCL_STUB_H */

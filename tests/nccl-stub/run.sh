@@ -29,6 +29,7 @@ sed 's/^/# /' "$tmp/build.log" | head -20
 gpus="0000:01:00.0,0000:41:00.0,0000:81:00.0,0000:c1:00.0"
 export LD_LIBRARY_PATH=$out:$cudadir
 export P2PMAP_CUDA_STUB_STATE=$tmp/state P2PMAP_CUDA_STUB_LOG=
+export TMPDIR=$tmp	# ncclGetUniqueId's rendezvous files
 mkdir -p "$tmp/state"
 
 # The exports: exactly nccl_api.h's list, each one NVIDIA's library has.
@@ -124,6 +125,29 @@ run threads "" -- 4 12288 threads
 [ "$(rc threads)" = 0 ]
 tap $? "healthy: 4 ranks as threads (ncclGetUniqueId, ncclCommInitRank)"
 
+# One process a rank (ncclCommInitRank): buffers shared as cuMem file
+# descriptors ("P2P/CUMEM"), or CUDA IPC handles with
+# NCCL_CUMEM_ENABLE=0 ("P2P/IPC").  A group whose IPC path works and whose
+# cuMem path hangs: the all-reduce hangs with NCCL's defaults only.
+for n in 2 4; do
+	run "procs-$n" "" NCCL_DEBUG=INFO -- $n 33554432 procs
+	[ "$(rc "procs-$n")" = 0 ] && [ "$(grep -c 'via P2P/CUMEM$' "$tmp/procs-$n.out")" = $((2 * n)) ]
+	tap $? "healthy: $n ranks in $n processes, 32 MiB, right; P2P/CUMEM on each of the ring's $n edges, 2 channels"
+done
+run procs-cumem "hang=0->1:w@cumem" -- 2 12288 procs
+run procs-ipc "hang=0->1:w@cumem" NCCL_CUMEM_ENABLE=0 NCCL_DEBUG=INFO -- 2 12288 procs
+run procs-ipc-hang "hang=0->1:w@ipc" NCCL_CUMEM_ENABLE=0 -- 2 12288 procs
+run procs-cumem-ok "hang=0->1:w@ipc" -- 2 12288 procs
+[ "$(rc procs-cumem)" = hang ] && [ "$(rc procs-ipc)" = 0 ] &&
+	grep -q 'via P2P/IPC$' "$tmp/procs-ipc.out" &&
+	[ "$(rc procs-ipc-hang)" = hang ] && [ "$(rc procs-cumem-ok)" = 0 ]
+tap $? "2 processes: a hang on the cuMem path hangs the all-reduce, which works over IPC (NCCL_CUMEM_ENABLE=0, P2P/IPC), and the other way round"
+run procs-fault-2 "fault=1->0:w" -- 2 12288 procs
+counted=$(hangs x at=nccl)
+run procs-fault-4 "fault=1->0:w" -- 4 12288 procs
+[ "$(rc procs-fault-2)" = hang ] && [ "$counted" = 1 ] && [ "$(rc procs-fault-4)" = 0 ]
+tap $? "2 processes: GPU1's writes to GPU0 vanish: 2 ranks wait for ever for the tail, 4 ranks right at 12 KiB"
+
 # Corrupt data.  Written (NCCL's default on PCIe) the zeros hit the tail
 # after the data too: the receiver waits for ever, as NCCL's would.  Read
 # (NCCL_P2P_READ_ENABLE=1) the data come by a path of their own: wrong.
@@ -178,6 +202,9 @@ sed 's/^/# /' "$tmp/log.check" "$tmp/log.err" | head -10
 "$p2pmap" nccl-check "$tmp/hang-shm-12288.out" --json >"$tmp/shm.json" 2>&1
 python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["p2p_disable"] is True and all(p["transports"] == ["SHM/direct"] for p in d["pairs"]) and len(d["pairs"]) == 2' "$tmp/shm.json"
 tap $? "... and with NCCL_P2P_DISABLE=1: disabled, SHM/direct both ways"
+"$p2pmap" nccl-check "$tmp/procs-4.out" --json >"$tmp/procs.json" 2>&1
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["nranks"] == 4 and sorted((p["from_rank"], p["to_rank"]) for p in d["pairs"]) == [(0, 1), (1, 2), (2, 3), (3, 0)] and all(p["transports"] == ["P2P/CUMEM"] and p["channels"] == 2 for p in d["pairs"])' "$tmp/procs.json"
+tap $? "... and the 4 processes' log: P2P/CUMEM on the ring's 4 edges, 2 channels each"
 
 # No peer mapping at all on the cuMem path: ncclCommInitAll fails as
 # NCCL's CUCHECK does.

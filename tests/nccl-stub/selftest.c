@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The stand-in libnccl.so.2's driver for run.sh, "selftest NDEV BYTES
- * [ITERS|threads]": an all-reduce (float32,
+ * [ITERS|threads|procs]": an all-reduce (float32,
  * sum) of BYTES over the first NDEV GPUs, as a caller does it (CUDA
  * driver API for the buffers, ncclCommInitAll and a group, or with
- * "threads" ncclGetUniqueId and one thread per rank), then every element
+ * "threads" ncclGetUniqueId and one thread per rank, "procs" one process
+ * per rank), then every element
  * checked; on each rank's stream of its own, events on rank 0's timing
  * it (the stand-in libcuda's clock: "time" and NCCL's bus bandwidth,
  * 2 (n - 1) / n bytes over the time).  ITERS runs (the last one
@@ -13,6 +14,10 @@
  * 2 an NCCL call failed.  "api": the calls' error paths, as TAP.
  */
 #include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +49,46 @@ static void *rank_thread(void *arg)
 				  (void *)(uintptr_t)buf[r], count, ncclFloat32,
 				  ncclSum, comms[r], streams[r]);
 	return (void *)(long)e;
+}
+
+/* Rank @r of @n in a process of its own: 0 right, 1 wrong, 2 failed. */
+static int child(int r, int n, size_t bytes)
+{
+	char err[256];
+	CUcontext ctx;
+	CUdeviceptr b;
+	CUstream s;
+	ncclComm_t c;
+	ncclResult_t e;
+	float *h = malloc(bytes);
+	size_t i;
+
+	if (!h || cuda_load(&cu, NULL, err, sizeof(err)) || cu.Init(0) ||
+	    cu.DevicePrimaryCtxRetain(&ctx, r) || cu.CtxSetCurrent(ctx) ||
+	    cu.MemAlloc(&b, bytes) ||
+	    cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING))
+		return 2;
+	for (i = 0; i < bytes / 4; i++)
+		h[i] = (r + 1) * (float)(i % 1000 + 1);
+	cu.MemcpyHtoD(b, h, bytes);
+	e = ncclCommInitRank(&c, n, uid, r);
+	if (!e)
+		e = ncclAllReduce((void *)(uintptr_t)b, (void *)(uintptr_t)b,
+				  bytes / 4, ncclFloat32, ncclSum, c, s);
+	if (e) {
+		printf("rank %d: %s\n", r, ncclGetErrorString(e));
+		return 2;
+	}
+	cu.StreamSynchronize(s);
+	cu.MemcpyDtoH(h, b, bytes);
+	for (i = 0; i < bytes / 4; i++)
+		if (h[i] != want(n, i)) {
+			printf("rank %d: element %zu is %g, not %g\n", r, i,
+			       h[i], want(n, i));
+			return 1;
+		}
+	ncclCommDestroy(c);
+	return 0;
 }
 
 /* Rank r's element i: (r + 1) (i % 1000 + 1), on its GPU. */
@@ -104,6 +149,36 @@ static int api_checks(void)
 	return fail ? 1 : 0;
 }
 
+/*
+ * One process a rank: the id made first, no CUDA in the parent (the
+ * stand-in libcuda fails CUDA in a child forked after cuInit, as the
+ * driver does); each child checks its own elements.  The worst exit.
+ */
+static int procs(int n, size_t bytes)
+{
+	int r, worst = 0, st;
+	pid_t pid;
+
+	if (ncclGetUniqueId(&uid))
+		return 2;
+	fflush(stdout);
+	for (r = 0; r < n; r++) {
+		pid = fork();
+		if (pid < 0)
+			return 2;
+		if (pid)
+			continue;
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* the watchdog's kill */
+		exit(child(r, n, bytes));
+	}
+	while (wait(&st) > 0)
+		if (!WIFEXITED(st) || WEXITSTATUS(st) > worst)
+			worst = WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+	if (!worst)
+		printf("correct: %d ranks in processes, %zu floats\n", n, bytes / 4);
+	return worst;
+}
+
 int main(int argc, char **argv)
 {
 	char err[256];
@@ -116,6 +191,8 @@ int main(int argc, char **argv)
 	CUevent ev[2];
 	float ms = 0;
 
+	if (argc > 3 && !strcmp(argv[3], "procs"))
+		return procs(atoi(argv[1]), strtoul(argv[2], NULL, 0));
 	if (argc < 2 || cuda_load(&cu, NULL, err, sizeof(err)) || cu.Init(0))
 		return 2;
 	ndev = !strcmp(argv[1], "api") ? 2 : atoi(argv[1]);

@@ -33,8 +33,8 @@
 #include "nccl_stub.h"
 
 /* The stand-in libcuda's kernel, @n words from @src to @dst on @c. */
-static ncclResult_t copy(struct ncclComm *c, CUdeviceptr dst,
-			 CUdeviceptr src, size_t bytes)
+ncclResult_t stub_copy(struct ncclComm *c, CUdeviceptr dst, CUdeviceptr src,
+		       size_t bytes)
 {
 	unsigned long long n = (bytes + 3) / 4;
 	void *params[] = { &dst, &src, &n };
@@ -213,7 +213,6 @@ void conn_free(struct ncclComm *s, struct ncclComm *d, int ch)
 	memset(k, 0, sizeof(*k));
 }
 
-static void __attribute__((noreturn)) wait_forever(struct ncclComm *c);
 
 /* @bytes of @s's work buffer from @off into the slot, then the tail. */
 ncclResult_t conn_send(struct ncclComm *s, struct ncclComm *d, int ch,
@@ -234,11 +233,11 @@ ncclResult_t conn_send(struct ncclComm *s, struct ncclComm *d, int ch,
 	memcpy(&head, (void *)(uintptr_t)(k->send_own + HEAD_OFF), sizeof(head));
 	if (k->step > head + STEPS)
 		wait_forever(s);	/* no slot free: the head never came */
-	if (copy(s, k->read ? k->send_own : k->recv_peer, s->work + off,
+	if (stub_copy(s, k->read ? k->send_own : k->recv_peer, s->work + off,
 		 bytes))
 		return ncclUnhandledCudaError;
 	memcpy((void *)(uintptr_t)k->flag, &k->step, sizeof(k->step));
-	return copy(s, k->recv_peer + TAIL_OFF, k->flag, 4);
+	return stub_copy(s, k->recv_peer + TAIL_OFF, k->flag, 4);
 }
 
 /*
@@ -246,7 +245,7 @@ ncclResult_t conn_send(struct ncclComm *s, struct ncclComm *d, int ch,
  * in the stand-in libcuda's "hangs" file (P2PMAP_CUDA_STUB_STATE), as
  * its own hangs are, for the tests.
  */
-static void __attribute__((noreturn)) wait_forever(struct ncclComm *d)
+void wait_forever(struct ncclComm *d)
 {
 	const char *dir = getenv("P2PMAP_CUDA_STUB_STATE");
 	char path[512];
@@ -261,7 +260,8 @@ static void __attribute__((noreturn)) wait_forever(struct ncclComm *d)
 			fclose(f);
 		}
 	}
-	pthread_mutex_unlock(&stub_lock);
+	if (!d->mp)
+		pthread_mutex_unlock(&stub_lock);
 	for (;;)
 		pause();
 }
@@ -291,12 +291,12 @@ ncclResult_t conn_recv(struct ncclComm *s, struct ncclComm *d, int ch,
 	if (!k->read) {
 		*data = (const unsigned char *)(uintptr_t)k->recv_own;
 	} else {
-		if (copy(d, k->staging, k->send_peer, bytes) || rank_sync(d))
+		if (stub_copy(d, k->staging, k->send_peer, bytes) || rank_sync(d))
 			return ncclUnhandledCudaError;
 		*data = (const unsigned char *)(uintptr_t)k->staging;
 	}
 	/* the slot consumed (the host adds it up before d's next sync) */
 	memcpy((void *)(uintptr_t)(k->staging + SLICE), &k->step,
 	       sizeof(k->step));
-	return copy(d, k->send_peer + HEAD_OFF, k->staging + SLICE, 4);
+	return stub_copy(d, k->send_peer + HEAD_OFF, k->staging + SLICE, 4);
 }
