@@ -8,8 +8,8 @@
  * driver's faults bear on NCCL's.  What it follows, from NVIDIA/nccl at
  * release v2.30.7-1:
  *  - communicators: ncclCommInitAll (one process, its devices, src/init.cc)
- *    and ncclCommInitRank with ncclGetUniqueId's id (here: ranks are
- *    threads of one process; another process's id is refused);
+ *    and ncclCommInitRank with ncclGetUniqueId's id, its ranks threads
+ *    of one process (as InitAll's) or one process each (mp.c);
  *  - the ring all-reduce: reduce-scatter then all-gather around the ranks
  *    in order on every channel (src/device/all_reduce.h), through the
  *    P2P transport (src/transport/p2p.cc: the receiver's buffer written
@@ -330,8 +330,10 @@ EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev,
 }
 
 /*
- * Ranks as threads of this process: each waits, as NCCL's bootstrap
- * does, until all have come; the last sets the communicator up.
+ * Each rank waits, as NCCL's bootstrap does, until all have come (the id's
+ * file, mp.c).  One process a rank: mp.c.  All in this process (threads):
+ * they meet again here, and the last sets the communicator up as
+ * ncclCommInitAll's.
  */
 EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
 				     ncclUniqueId id, int rank)
