@@ -53,7 +53,7 @@ finish_run() {
 	totals
 	[ "$fail" -eq 0 ]
 }
-phase "host tests (unit, verify, caches, cuda, config, cli, options, nccl, env, doctor, proxmox-hook, man, reports, bench, mirror, demo)"
+phase "host tests (unit, verify, caches, cuda, config, cli, options, nccl, nccl-stub, env, doctor, proxmox-hook, man, reports, bench, mirror, demo)"
 
 make -s -C "$top/user" >"$logs/user-build.log" 2>&1
 result $? "CLI builds with -Werror"
@@ -92,6 +92,7 @@ suite_queue -t 300 "[config]" "$top/tests/config/run.sh"
 suite_queue -t 300 "[cli]" "$top/tests/cli/run.sh"
 suite_queue -t 300 "[options]" "$top/tests/cli/options.sh"
 suite_queue -t 300 "[nccl]" "$top/tests/nccl/run.sh"
+suite_queue -t 300 "[nccl-stub]" "$top/tests/nccl-stub/run.sh"
 suite_queue -t 400 "[env]" "$top/tests/env/run.sh"
 suite_queue -t 300 "[prometheus]" "$top/tests/prometheus/run.sh"
 suite_queue -t 300 "[man]" "$top/tests/man/run.sh"
