@@ -110,10 +110,15 @@ const struct cmd_entry cmd_table[] = {
 		  OPT_FORCE) },
 	{ "verify", cmd_verify,
 	  "write and read over each CUDA peer direction, check data and faults",
-	  FORMS("verify [--devices LIST] [--paths LIST] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]"),
+	  FORMS("verify [--devices LIST] [--paths LIST] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]",
+		"verify --collective [--nccl PATH] [--devices LIST] [--timeout SECONDS]"),
 	  NULL,
 	  "LIST: CUDA ordinals, PCI addresses or GPU UUIDs (GPU-...), comma-separated;\n"
-	  "exit 3: no CUDA driver or fewer than two CUDA devices.",
+	  "--collective: an NCCL all-reduce (12K, 32M) over the GPUs and each pair of\n"
+	  "them, with P2P and with NCCL_P2P_DISABLE=1; NCCL from --nccl, else\n"
+	  "$P2PMAP_NCCL, else libnccl.so.2 on the library path;\n"
+	  "exit 3: no CUDA driver, fewer than two CUDA devices, or (--collective) no\n"
+	  "usable NCCL.",
 	  OPTIONS({ "--devices", "LIST", "only these GPUs" },
 		  { "--paths", "LIST", "only these paths (copy, sm, ipc, cumem)" },
 		  { "--size", "BYTES", "bytes written and read per direction (default 4M; K, M, G)" },
@@ -121,6 +126,8 @@ const struct cmd_entry cmd_table[] = {
 		  { "--vllm-cache", NULL, "write vLLM's custom all-reduce P2P cache" },
 		  { "--sglang-cache", NULL, "write SGLang's custom all-reduce P2P cache" },
 		  { "--bandwidth", NULL, "then time the directions that work" },
+		  { "--collective", NULL, "run NCCL's all-reduce with and without P2P instead" },
+		  { "--nccl", "PATH", "the libnccl.so.2 to load (--collective)" },
 		  OPT_JSON) },
 	{ "nccl-check", cmd_nccl_check,
 	  "the transport NCCL chose per rank pair, against verify's verdicts",

@@ -23,9 +23,11 @@
 #include "cmd.h"
 #include "cmd_getopt.h"
 #include "cmd_table.h"
+#include "collective.h"
 #include "cuda_errors.h"
 #include "isolate.h"
 #include "json.h"
+#include "nccl_lib.h"
 #include "pciaddr.h"
 #include "verify.h"
 #include "verify_faults.h"
@@ -137,6 +139,8 @@ struct verify_opts {
 	unsigned int timeout;
 	unsigned int paths;		/* bit per enum verify_path */
 	bool json, vllm, sglang, bandwidth;
+	bool collective;		/* --collective: collective.h */
+	const char *nccl;		/* --nccl */
 };
 
 /* --paths: "all", or path names (verify_paths.h), comma-separated. */
@@ -235,6 +239,10 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 			o->sglang = true;
 		} else if (cmd_opt_is(&g, "--bandwidth")) {
 			o->bandwidth = true;
+		} else if (cmd_opt_is(&g, "--collective")) {
+			o->collective = true;
+		} else if (cmd_opt_is(&g, "--nccl")) {
+			o->nccl = a;
 		} else if (cmd_opt_is(&g, "--devices")) {
 			if (parse_devices(a, o->spec, &o->nspec) ||
 			    o->nspec < 2) {
@@ -269,6 +277,16 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 	if (!r && g.npos) {
 		cmd_getopt_extra(&g, g.pos[0]);
 		r = -1;
+	}
+	if (!r && o->nccl && !o->collective) {
+		verr("p2pmap: --nccl is for --collective\n");
+		return -1;
+	}
+	/* Not yet: collective.h's design. */
+	if (!r && o->collective && (o->json || o->vllm || o->sglang ||
+				    o->bandwidth)) {
+		verr("p2pmap: --collective does not yet combine with --json, --vllm-cache, --sglang-cache or --bandwidth\n");
+		return -1;
 	}
 	if (!r)
 		return 0;
@@ -889,6 +907,30 @@ static int run(const struct verify_opts *o, const struct verify_gpu *all,
 	return ret;
 }
 
+/* --collective: the NCCL all-reduce per group instead of the directions. */
+static int run_collective(const struct verify_opts *o,
+			  const struct verify_gpu *sel, size_t ngpus)
+{
+	const char *env = getenv(VERIFY_FAULTS_ENV);
+	struct coll_opts co = {
+		.nccl = o->nccl && *o->nccl ? o->nccl : getenv(NCCL_LIB_ENV),
+		.timeout = o->timeout,
+	};
+	struct verify_faults faults;
+	int ret;
+
+	if (co.nccl && !*co.nccl)
+		co.nccl = NULL;
+	if (env && *env ? verify_faults_file_open(&faults, env) :
+			  verify_faults_nl_open(&faults)) {
+		verr("p2pmap verify: the fault counters cannot be read\n");
+		return EXIT_FAILED;
+	}
+	ret = coll_run(&co, sel, ngpus, &faults);
+	verify_faults_close(&faults);
+	return ret;
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	struct verify_gpu all[VERIFY_MAX_GPUS], sel[VERIFY_MAX_GPUS];
@@ -904,5 +946,7 @@ int cmd_verify(int argc, char **argv)
 	n = select_gpus(&o, all, &count, sel);
 	if (n < 0)
 		return o.json ? json_failure(-n) : -n;
+	if (o.collective)
+		return run_collective(&o, sel, n);
 	return run(&o, all, count, sel, n);
 }

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * "p2pmap verify --collective" (issue 37, item 1): run the collective an
+ * inference server runs, an NCCL all-reduce over the chosen GPUs, with
+ * P2P and without, and say which group breaks it.  Per-pair copies
+ * (the rest of verify) can all pass on a host where every NCCL
+ * collective deadlocks; this runs the real thing.
+ *
+ * Design (built: [x]; designed, not yet built: [ ]):
+ * [x] The library: --nccl PATH, else $P2PMAP_NCCL, else
+ *     dlopen("libnccl.so.2") through the library path (nccl_lib.c, a
+ *     table of the few entry points, NCCL's types declared there: nccl.h
+ *     is never included).  A probe child loads it first and asks its
+ *     version: missing or unusable is a clear message and exit 3
+ *     (EXIT_NO_GPU: "no usable driver", as for libcuda).
+ * [ ] Then the NCCL wheels (nvidia-nccl-cu12/-cu13) under
+ *     site-packages/nvidia/nccl/lib of the Python the server's unit runs
+ *     (its ExecStart's interpreter), when the library path has none.
+ * [x] Every run is a child of its own under verify's watchdog
+ *     (isolate.c): a hang is the watchdog's kill after --timeout, never
+ *     a measured time; CUDA and NCCL are only ever loaded in children.
+ *     The child (collective.c): cuInit, a buffer and a stream per rank,
+ *     ncclCommInitAll over the group's CUDA ordinals, one in-place
+ *     float32 sum all-reduce in a group, every element of every rank
+ *     checked against the exact sum.  The result is sent before
+ *     ncclCommDestroy and the unloads (their teardown may hang).
+ * [x] Arms (collective_run.c): "p2p", P2P as `p2pmap env` would configure
+ *     it: NCCL_P2P_DISABLE unset, NCCL_P2P_LEVEL and NCCL_CUMEM_ENABLE as
+ *     the caller's environment has them (source env's output first to
+ *     test exactly that), NCCL_P2P_LEVEL=SYS when unset (what env sets
+ *     across root complexes); "control": NCCL_P2P_DISABLE=1.
+ * [ ] The p2p arm's settings read from env's plan itself (--verify FILE).
+ * [x] Sizes 12 KiB (the decode case) and 32 MiB; in an arm, a size that
+ *     fails skips the larger ones (each costs up to --timeout).
+ * [x] Groups: the whole selection, then every 2-rank subgroup (the hang
+ *     reported on RTX PRO 6000 hosts is at 2 ranks only).
+ * [x] NCCL_DEBUG=INFO to a file per run (NCCL_DEBUG_FILE), read with
+ *     nccl-check's parser (nccl_log.c): the transports the channels used.
+ * [ ] NCCL_RUN_DIAGNOSTICS=1 where the version has it (nccl_diag.c reads
+ *     its lines), and the pair it names.
+ * [x] p2pmap's fault counters (verify_faults.c, the same source as the
+ *     rest of verify) for each direction of the group before and after
+ *     each run: a direction whose counter grew is named.
+ * [x] Verdicts per group: works; P2P broken (fails with P2P, works
+ *     without: the pair named from the faults, or the 2-rank group
+ *     itself); not P2P (fails both ways: NCCL's error said).
+ * [ ] "slower with P2P than without", from the child's event timing
+ *     (bus bandwidth 2 (n - 1) / n bytes over the time; the published
+ *     figures of bw_figures.c), and small-message latency.
+ * [ ] --json (documented and linted), env refusing P2P for a group whose
+ *     collective failed with P2P, the ExecStartPre= (items 2 and 3).
+ */
+#ifndef P2PMAP_VERIFY_COLLECTIVE_H
+#define P2PMAP_VERIFY_COLLECTIVE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "verify.h"
+
+#define COLL_MAX_RANKS	16
+#define COLL_ERR_LEN	160
+
+enum coll_arm {
+	COLL_ARM_P2P,			/* P2P as env configures it */
+	COLL_ARM_CONTROL,		/* NCCL_P2P_DISABLE=1 */
+	COLL_NR_ARMS,
+};
+
+/* What one child runs. */
+struct coll_arg {
+	int dev[COLL_MAX_RANKS];	/* CUDA ordinals, rank order */
+	int ndev;
+	size_t bytes;			/* 0: only load NCCL (the probe) */
+	enum coll_arm arm;
+	char nccl[PATH_MAX];		/* the library, or "" */
+	char log[PATH_MAX];		/* NCCL_DEBUG_FILE */
+};
+
+/* What it found. */
+struct coll_child {
+	int load;			/* enum nccl_load_status */
+	int version;			/* ncclGetVersion's, or 0 */
+	char lib[PATH_MAX];		/* the file loaded */
+	char call[32];			/* the call that failed, or "" */
+	int code;			/* its result */
+	char error[COLL_ERR_LEN];	/* its description */
+	bool checked;			/* the data were read back */
+	bool data_ok;
+	int bad_rank;			/* the first wrong element */
+	size_t bad_index;
+	float got, want;
+};
+
+/* The child, for isolate_run(): @arg a struct coll_arg. */
+void coll_child_run(void *arg, void *out);
+
+struct coll_opts {
+	const char *nccl;		/* --nccl, or NULL */
+	unsigned int timeout;		/* seconds per run */
+	bool json;
+};
+
+/*
+ * Every group, every arm, every size, then a verdict per group, as text.
+ * Returns an exit code: 0 every group works, 1 one does not, 3 no
+ * usable NCCL.
+ */
+int coll_run(const struct coll_opts *o, const struct verify_gpu *sel,
+	     size_t ngpus, struct verify_faults *faults);
+
+#endif /* P2PMAP_VERIFY_COLLECTIVE_H */
