@@ -156,7 +156,11 @@ _p2pmap()
 		show|check) opts='--file' ;;
 		apply) opts='--file --dry-run --force' ;;
 		esac ;;
-	verify) opts='--devices --paths --size --timeout --vllm-cache --sglang-cache --bandwidth --json' ;;
+	verify)
+		case $prev in
+		--nccl) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+		esac
+		opts='--devices --paths --size --timeout --vllm-cache --sglang-cache --bandwidth --collective --nccl --json' ;;
 	metrics) opts='--output --config' ;;
 	nccl-check)
 		if [[ $cur == -* ]]; then opts='--verify --json'

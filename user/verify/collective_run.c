@@ -161,13 +161,25 @@ static bool arm_right(const struct coll_group *g, enum coll_arm arm)
 	return true;
 }
 
+static void add_growth(struct coll_group *g,
+		       uint64_t (*before)[COLL_MAX_RANKS],
+		       uint64_t (*after)[COLL_MAX_RANKS])
+{
+	int a, b;
+
+	for (a = 0; a < g->n; a++)
+		for (b = 0; b < g->n; b++)
+			if (after[a][b] > before[a][b])
+				g->grew[a][b] += after[a][b] - before[a][b];
+}
+
 static void run_group(const struct coll_opts *o, struct verify_faults *f,
 		      const char *dir, struct coll_group *g)
 {
 	uint64_t before[COLL_MAX_RANKS][COLL_MAX_RANKS] = { { 0 } };
 	uint64_t after[COLL_MAX_RANKS][COLL_MAX_RANKS] = { { 0 } };
 	struct coll_arg *arg = calloc(1, sizeof(*arg));
-	int a, b, arm;
+	int a, arm;
 	size_t s;
 	bool failed;
 
@@ -195,12 +207,7 @@ static void run_group(const struct coll_opts *o, struct verify_faults *f,
 			if (arm == COLL_ARM_P2P) {
 				read_faults(f, g, true, after,
 					    &g->faults_known);
-				for (a = 0; a < g->n; a++)
-					for (b = 0; b < g->n; b++)
-						if (after[a][b] > before[a][b])
-							g->grew[a][b] +=
-							after[a][b] -
-							before[a][b];
+				add_growth(g, before, after);
 			}
 			failed = g->run[arm][s].outcome != COLL_RIGHT;
 		}

@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "p2pmap verify --collective" (issue 37, item 1) against the stand-in
+# libnccl.so.2 (tests/nccl-stub) over the stand-in libcuda
+# (tests/cuda-stub), both found through LD_LIBRARY_PATH as the real ones
+# would be.  A hang is the watchdog's kill (--timeout) and is counted in
+# the stand-ins' state file "hangs", never timed.  Prints TAP.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# P2PMAP_COLLECTIVE_BIN: another build (to show a test fails on old code).
+p2pmap=${P2PMAP_COLLECTIVE_BIN:-$top/user/p2pmap}
+cudadir=$top/build/cuda-stub
+nccldir=$top/build/nccl-stub
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. "$top/tests/tap.sh"
+
+make -s -C "$top/user" p2pmap >"$tmp/build.log" 2>&1 &&
+	make -s -C "$top/tests/cuda-stub" OUT="$cudadir" >>"$tmp/build.log" 2>&1 &&
+	make -s -C "$top/tests/nccl-stub" OUT="$nccldir" >>"$tmp/build.log" 2>&1
+tap $? "p2pmap and the stand-in libcuda and libnccl build"
+sed 's/^/# /' "$tmp/build.log" | head -20
+
+gpus2="0000:01:00.0,0000:41:00.0"
+gpus4="$gpus2,0000:81:00.0,0000:c1:00.0"
+export LD_LIBRARY_PATH=$nccldir:$cudadir
+export P2PMAP_CUDA_STUB_STATE=$tmp/state P2PMAP_CUDA_STUB_LOG=
+export TMPDIR=$tmp/tmp		# NCCL's logs, the stand-in's rendezvous
+# Fault counters read 0 before and after unless a test says otherwise.
+: >"$tmp/faults"
+export P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults
+unset NCCL_P2P_DISABLE NCCL_P2P_LEVEL NCCL_CUMEM_ENABLE NCCL_P2P_READ_ENABLE \
+	NCCL_DEBUG NCCL_DEBUG_FILE P2PMAP_NCCL CUDA_VISIBLE_DEVICES
+mkdir -p "$tmp/state" "$tmp/tmp"
+
+# coll NAME GPUS_AND_RULES [ENV...] -- ARGS: verify --collective; its
+# output in NAME.out, NAME.err, exit in NAME.rc, the stand-ins' hangs in
+# NAME.hangs.
+coll() {
+	local name=$1 stub=$2 envs=()
+	shift 2
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	rm -f "$tmp/state/"*
+	env P2PMAP_CUDA_STUB="$stub" "${envs[@]}" "$p2pmap" verify \
+		--collective "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+	cp "$tmp/state/hangs" "$tmp/$name.hangs" 2>/dev/null || : >"$tmp/$name.hangs"
+}
+rc() { cat "$tmp/$1.rc"; }
+hangs() { wc -l <"$tmp/$1.hangs"; }
+# verdict NAME GROUP: the verdict line of a group, e.g. GPU0,GPU1
+verdict() { grep "^collective {$2}: " "$tmp/$1.out" | sed 's/^[^:]*: //'; }
+show() { sed 's/^/# /' "$tmp/$1.out" "$tmp/$1.err" | head -"${2:-12}"; }
+
+# Healthy GPUs: every group works in both arms, no hang.
+coll ok2 "$gpus2" -- --timeout 20
+[ "$(rc ok2)" = 0 ] && [ "$(verdict ok2 GPU0,GPU1)" = works ] &&
+	[ "$(grep -c '^  p2p .*: right, P2P/' "$tmp/ok2.out")" = 2 ] &&
+	[ "$(grep -c '^  control .*: right, SHM/' "$tmp/ok2.out")" = 2 ] &&
+	[ "$(hangs ok2)" = 0 ] && grep -q '^nccl: .*libnccl.so.2, version 23007$' "$tmp/ok2.out"
+tap $? "healthy, 2 GPUs: works, 12 KiB and 32 MiB right over P2P and (control) SHM; NCCL's path and version said"
+show ok2 8
+coll ok4 "$gpus4" -- --timeout 20
+[ "$(rc ok4)" = 0 ] && [ "$(grep -c '^collective {.*}: works$' "$tmp/ok4.out")" = 7 ] &&
+	[ "$(verdict ok4 GPU0,GPU1,GPU2,GPU3)" = works ] &&
+	[ "$(grep -c ': right, ' "$tmp/ok4.out")" = 28 ] && [ "$(hangs ok4)" = 0 ]
+tap $? "healthy, 4 GPUs: the 4-rank group and its 6 pairs work, 28 runs right"
+show ok4 3
+
+# GPU1's writes to GPU0 vanish: the 2-rank ring {0,1} waits for ever
+# (NCCL's head and tail never arrive), the 4-rank ring at 12 KiB does not
+# need 1->0 enough to notice, at 32 MiB it does.
+printf '1->0 0 2\n' >"$tmp/faults"
+coll fault4 "$gpus4;fault=1->0:w" -- --timeout 8
+: >"$tmp/faults"
+[ "$(rc fault4)" = 1 ] &&
+	verdict fault4 GPU0,GPU1 | grep -q '^P2P broken; faulted: GPU1 -> GPU0 ' &&
+	grep -A4 '^collective {GPU0,GPU1}:' "$tmp/fault4.out" | grep -q '^  p2p      12 KiB: hung (killed after 8 s)' &&
+	[ "$(grep -A4 '^collective {GPU0,GPU1}:' "$tmp/fault4.out" | grep -c '^  control .*: right')" = 2 ] &&
+	grep -A4 '^collective {GPU0,GPU1,GPU2,GPU3}:' "$tmp/fault4.out" | grep -q '^  p2p      12 KiB: right' &&
+	[ "$(grep -c '^collective {GPU[0-9],GPU[0-9]}: works$' "$tmp/fault4.out")" = 5 ] &&
+	[ "$(hangs fault4)" = 2 ] && [ "$(grep -c 'at=nccl' "$tmp/fault4.hangs")" = 2 ]
+tap $? "fault=1->0:w, 4 GPUs: {0,1} hangs with P2P (the watchdog's kill; 2 hangs in the stand-in's file: {0,1} at 12 KiB, the 4 at 32 MiB), works with NCCL_P2P_DISABLE=1: P2P broken, GPU1 -> GPU0 named from its faults; the 4 at 12 KiB right; the 5 other pairs work"
+show fault4 12
+
+coll fault2 "$gpus2;fault=1->0:w" -- --timeout 8
+[ "$(rc fault2)" = 1 ] && [ "$(verdict fault2 GPU0,GPU1)" = "P2P broken; the pair GPU0 <-> GPU1" ] &&
+	grep -q '^  p2p      32 MiB: not run$' "$tmp/fault2.out" && [ "$(hangs fault2)" = 1 ]
+tap $? "... 2 GPUs, no fault counted: P2P broken, the pair named; 32 MiB not run after the hang at 12 KiB"
+show fault2 6
+
+# The P2P arm takes NCCL_CUMEM_ENABLE from the environment (env's output):
+# a cuMem path that hangs breaks the default, not cudaMalloc memory.
+coll cumem "$gpus2;hang=0->1:w@cumem" -- --timeout 8
+coll nocumem "$gpus2;hang=0->1:w@cumem" NCCL_CUMEM_ENABLE=0 -- --timeout 8
+[ "$(rc cumem)" = 1 ] && verdict cumem GPU0,GPU1 | grep -q '^P2P broken' &&
+	[ "$(rc nocumem)" = 0 ] && [ "$(verdict nocumem GPU0,GPU1)" = works ]
+tap $? "a hang on the cuMem path only: P2P broken with NCCL's default, works with NCCL_CUMEM_ENABLE=0 in the environment"
+show nocumem 3
+
+# Wrong data, read by P2P: the all-reduce completes, an element is wrong.
+coll wrong "$gpus2;wrong=1->0:r" NCCL_P2P_READ_ENABLE=1 -- --timeout 20
+[ "$(rc wrong)" = 1 ] && verdict wrong GPU0,GPU1 | grep -q '^P2P broken' &&
+	grep -q '^  p2p      12 KiB: wrong data (rank 0 element 0 is 2, not 3)' "$tmp/wrong.out" &&
+	[ "$(hangs wrong)" = 0 ]
+tap $? "wrong data read GPU1 <- GPU0 (NCCL_P2P_READ_ENABLE=1): wrong data (rank 0's first element, checked first), P2P broken"
+show wrong 6
+
+# No NCCL: exit 3 and a clear message, however it was named.
+coll nolib "$gpus2" -- --nccl "$tmp/none/libnccl.so.2"
+[ "$(rc nolib)" = 3 ] && grep -q "^p2pmap verify: no usable NCCL ($tmp/none/libnccl.so.2): .*cannot open shared object file.*; name it with --nccl PATH or P2PMAP_NCCL=PATH$" "$tmp/nolib.err" &&
+	[ ! -s "$tmp/nolib.out" ]
+tap $? "--nccl naming no file: exit 3, \"no usable NCCL\", how to name one"
+show nolib 3
+coll noenv "$gpus2" P2PMAP_NCCL="$tmp/none.so" --
+[ "$(rc noenv)" = 3 ] && grep -q "no usable NCCL ($tmp/none.so)" "$tmp/noenv.err"
+tap $? "... P2PMAP_NCCL naming no file: exit 3 too"
+show noenv 3
+# The loader's cache may hold a real NCCL (CUDA's, /usr/local/cuda*/lib).
+if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2 '; then
+	coll nopath "$gpus2" LD_LIBRARY_PATH="$cudadir" --
+	[ "$(rc nopath)" = 3 ] && grep -q "no usable NCCL (libnccl.so.2)" "$tmp/nopath.err"
+	tap $? "... none on the library path: exit 3 too"
+	show nopath 3
+else
+	tap_skip "... none on the library path: exit 3 too" "the loader's cache has a libnccl.so.2"
+fi
+coll named "$gpus2" LD_LIBRARY_PATH="$cudadir" -- --nccl "$nccldir/libnccl.so.2" --timeout 20
+[ "$(rc named)" = 0 ] && [ "$(verdict named GPU0,GPU1)" = works ]
+tap $? "--nccl PATH with none on the library path: loaded, works"
+
+"$p2pmap" verify --nccl "$nccldir/libnccl.so.2" >"$tmp/usage.out" 2>&1
+[ $? = 2 ] && grep -q -- "--nccl is for --collective" "$tmp/usage.out"
+tap $? "--nccl without --collective: a usage error (exit 2)"
+
+! compgen -G "$tmp/tmp/p2pmap-collective.*" >/dev/null
+tap $? "NCCL's logs removed after each run"
+
+tap_done
