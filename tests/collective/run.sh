@@ -59,8 +59,9 @@ coll ok2 "$gpus2" -- --timeout 20
 [ "$(rc ok2)" = 0 ] && [ "$(verdict ok2 GPU0,GPU1)" = works ] &&
 	[ "$(grep -c '^  p2p .*: right, P2P/' "$tmp/ok2.out")" = 2 ] &&
 	[ "$(grep -c '^  control .*: right, SHM/' "$tmp/ok2.out")" = 2 ] &&
-	[ "$(hangs ok2)" = 0 ] && grep -q '^nccl: .*libnccl.so.2, version 23007$' "$tmp/ok2.out"
-tap $? "healthy, 2 GPUs: works, 12 KiB and 32 MiB right over P2P and (control) SHM; NCCL's path and version said"
+	[ "$(hangs ok2)" = 0 ] && grep -q '^nccl: .*libnccl.so.2, version 23007$' "$tmp/ok2.out" &&
+	[ "$(grep -c ': right, .*, [0-9.]* ms, bus [0-9.]* GB/s$' "$tmp/ok2.out")" = 4 ]
+tap $? "healthy, 2 GPUs: works, 12 KiB and 32 MiB right over P2P and (control) SHM, each timed (ms, bus GB/s); NCCL's path and version said"
 show ok2 8
 coll ok4 "$gpus4" -- --timeout 20
 [ "$(rc ok4)" = 0 ] && [ "$(grep -c '^collective {.*}: works$' "$tmp/ok4.out")" = 7 ] &&

@@ -5,10 +5,12 @@
  * under isolate_run() only: NCCL and CUDA are loaded here, never in the
  * parent.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collective.h"
 #include "isolate.h"
@@ -18,6 +20,7 @@ struct coll_ctx {
 	struct cuda_api cu;
 	struct nccl_api nc;
 	struct coll_child *res;
+	CUevent ev[2];			/* around the group, rank 0's stream */
 	CUcontext ctx[COLL_MAX_RANKS];
 	CUdeviceptr buf[COLL_MAX_RANKS];
 	CUstream stream[COLL_MAX_RANKS];
@@ -75,6 +78,20 @@ static void arm_env(const struct coll_arg *a)
 	}
 	unsetenv("NCCL_P2P_DISABLE");
 	setenv("NCCL_P2P_LEVEL", "SYS", 0);
+	setenv("NCCL_RUN_DIAGNOSTICS", "1", 1);
+}
+
+/* NCCL's DIAG lines are printed to stdout: into a file, line by line. */
+static void stdout_to(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return;
+	fflush(stdout);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
 static bool setup_rank(struct coll_ctx *c, const struct coll_arg *a, int r,
@@ -130,6 +147,12 @@ static void all_reduce(struct coll_ctx *c, const struct coll_arg *a, float *h)
 	if (nccl_failed(c, "ncclCommInitAll",
 			c->nc.CommInitAll(c->comm, a->ndev, a->dev)))
 		return;
+	/* Timing is best effort: a failure leaves ms 0, not an error. */
+	c->cu.CtxSetCurrent(c->ctx[0]);
+	if (c->cu.EventCreate(&c->ev[0], 0) ||
+	    c->cu.EventCreate(&c->ev[1], 0) ||
+	    c->cu.EventRecord(c->ev[0], c->stream[0]))
+		c->ev[0] = c->ev[1] = NULL;
 	if (nccl_failed(c, "ncclGroupStart", c->nc.GroupStart()))
 		return;
 	for (r = 0; r < a->ndev; r++)
@@ -143,6 +166,9 @@ static void all_reduce(struct coll_ctx *c, const struct coll_arg *a, float *h)
 	if (nccl_failed(c, "ncclGroupEnd", c->nc.GroupEnd()) ||
 	    c->res->call[0])
 		return;
+	c->cu.CtxSetCurrent(c->ctx[0]);
+	if (c->ev[1] && c->cu.EventRecord(c->ev[1], c->stream[0]))
+		c->ev[0] = c->ev[1] = NULL;
 	/* A hang is here: the watchdog's kill ends it. */
 	for (r = 0; r < a->ndev; r++) {
 		c->cu.CtxSetCurrent(c->ctx[r]);
@@ -155,6 +181,10 @@ static void all_reduce(struct coll_ctx *c, const struct coll_arg *a, float *h)
 		if (c->res->call[0])
 			return;
 	}
+	c->cu.CtxSetCurrent(c->ctx[0]);
+	if (c->ev[1] &&
+	    c->cu.EventElapsedTime(&c->res->ms, c->ev[0], c->ev[1]))
+		c->res->ms = 0;
 	c->res->checked = true;
 	c->res->data_ok = true;
 	for (r = 0; r < a->ndev && c->res->data_ok; r++)
@@ -176,6 +206,8 @@ void coll_child_run(void *arg, void *out)
 	}
 	c->res = res;
 	arm_env(a);
+	if (a->out[0])
+		stdout_to(a->out);
 	res->load = nccl_load(&c->nc, a->nccl[0] ? a->nccl : NULL,
 			      res->error, sizeof(res->error));
 	if (res->load != NCCL_LOAD_OK) {

@@ -36,17 +36,25 @@
  *     reported on RTX PRO 6000 hosts is at 2 ranks only).
  * [x] NCCL_DEBUG=INFO to a file per run (NCCL_DEBUG_FILE), read with
  *     nccl-check's parser (nccl_log.c): the transports the channels used.
- * [ ] NCCL_RUN_DIAGNOSTICS=1 where the version has it (nccl_diag.c reads
- *     its lines), and the pair it names.
+ * [x] NCCL_RUN_DIAGNOSTICS=1 in the P2P arm (NCCL 2.31 and later run
+ *     their own P2P check; older ones ignore the variable).  Its lines go
+ *     to stdout whatever NCCL_DEBUG says: the child's stdout is a file of
+ *     its own, read with nccl_diag.c; a failing edge names its ranks,
+ *     which are the group's GPUs in order (ncclCommInitAll's devlist).
+ *     Not yet tested: the stand-in follows 2.30.7, which has none.
  * [x] p2pmap's fault counters (verify_faults.c, the same source as the
  *     rest of verify) for each direction of the group before and after
  *     each run: a direction whose counter grew is named.
  * [x] Verdicts per group: works; P2P broken (fails with P2P, works
  *     without: the pair named from the faults, or the 2-rank group
  *     itself); not P2P (fails both ways: NCCL's error said).
- * [ ] "slower with P2P than without", from the child's event timing
- *     (bus bandwidth 2 (n - 1) / n bytes over the time; the published
- *     figures of bw_figures.c), and small-message latency.
+ * [x] The time of each run, CUDA events on rank 0's stream around the
+ *     group (one cold run: the first touch of NCCL's buffers counts),
+ *     and NCCL's bus bandwidth, 2 (n - 1) / n bytes over that time.
+ * [ ] Warm runs timed (a few iterations, the last timed, as
+ *     nccl-tests), "slower with P2P than without" as a verdict, the
+ *     published figures next to them (bw_figures.c), small-message
+ *     latency.
  * [ ] --json (documented and linted), env refusing P2P for a group whose
  *     collective failed with P2P, the ExecStartPre= (items 2 and 3).
  */
@@ -76,6 +84,7 @@ struct coll_arg {
 	enum coll_arm arm;
 	char nccl[PATH_MAX];		/* the library, or "" */
 	char log[PATH_MAX];		/* NCCL_DEBUG_FILE */
+	char out[PATH_MAX];		/* stdout: NCCL DIAG lines */
 };
 
 /* What it found. */
@@ -91,6 +100,7 @@ struct coll_child {
 	int bad_rank;			/* the first wrong element */
 	size_t bad_index;
 	float got, want;
+	float ms;			/* rank 0's stream, events; 0: none */
 };
 
 /* The child, for isolate_run(): @arg a struct coll_arg. */

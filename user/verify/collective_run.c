@@ -12,6 +12,7 @@
 
 #include "collective.h"
 #include "isolate.h"
+#include "nccl_diag.h"
 #include "nccl_lib.h"
 #include "nccl_log.h"
 
@@ -42,6 +43,12 @@ struct coll_one {
 	struct coll_child child;
 	char why[COLL_ERR_LEN];		/* the watchdog's word */
 	char transports[96];		/* from NCCL's log, "," separated */
+	bool diag_ran;			/* NCCL_RUN_DIAGNOSTICS printed */
+	unsigned int ndiag;		/* its failing edges, the first few */
+	struct {
+		int src, dst;		/* ranks */
+		char check[40];
+	} diag[4];
 };
 
 struct coll_group {
@@ -104,6 +111,32 @@ out:
 	free(log);
 }
 
+/* NCCL's own P2P diagnostics, from the child's stdout. */
+static void read_diag(const char *path, struct coll_one *one)
+{
+	struct nccl_diag *d = calloc(1, sizeof(*d));
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	unsigned int i;
+
+	if (!d || !f)
+		goto out;
+	while (fgets(line, sizeof(line), f))
+		nccl_diag_line(d, line);
+	one->diag_ran = d->ran;
+	for (i = 0; i < d->nfails && one->ndiag < 4; i++) {
+		one->diag[one->ndiag].src = d->fails[i].src_rank;
+		one->diag[one->ndiag].dst = d->fails[i].dst_rank;
+		snprintf(one->diag[one->ndiag].check,
+			 sizeof(one->diag[0].check), "%s", d->fails[i].check);
+		one->ndiag++;
+	}
+out:
+	if (f)
+		fclose(f);
+	free(d);
+}
+
 /* The P2P arm's path for the fault counters: cuMem unless turned off. */
 static enum verify_path p2p_path(void)
 {
@@ -133,7 +166,8 @@ static void run_one(const struct coll_opts *o, struct coll_arg *arg,
 {
 	enum isolate_status st;
 
-	snprintf(arg->log, sizeof(arg->log), "%s/nccl-%u.log", dir, log_seq++);
+	snprintf(arg->log, sizeof(arg->log), "%s/nccl-%u.log", dir, log_seq);
+	snprintf(arg->out, sizeof(arg->out), "%s/nccl-%u.out", dir, log_seq++);
 	st = isolate_run(coll_child_run, arg, &one->child, sizeof(one->child),
 			 o->timeout, one->why, sizeof(one->why));
 	if (st == ISOLATE_TIMEOUT)
@@ -149,6 +183,7 @@ static void run_one(const struct coll_opts *o, struct coll_arg *arg,
 	if (st != ISOLATE_OK)
 		memset(&one->child, 0, sizeof(one->child));
 	read_transports(arg->log, one->transports, sizeof(one->transports));
+	read_diag(arg->out, one);
 }
 
 static bool arm_right(const struct coll_group *g, enum coll_arm arm)
@@ -229,7 +264,8 @@ static void print_size(size_t bytes)
 		printf("%zu KiB", bytes >> 10);
 }
 
-static void print_one(const struct coll_one *one, unsigned int timeout)
+static void print_one(const struct coll_one *one, unsigned int timeout,
+		      size_t bytes, int n)
 {
 	const struct coll_child *c = &one->child;
 
@@ -245,13 +281,19 @@ static void print_one(const struct coll_one *one, unsigned int timeout)
 		       c->bad_index, c->got, c->want);
 	if (one->transports[0])
 		printf(", %s", one->transports);
+	/* NCCL's bus bandwidth: what each link carried, 2 (n - 1) / n. */
+	if (one->outcome == COLL_RIGHT && c->ms > 0)
+		printf(", %.3f ms, bus %.2f GB/s", c->ms,
+		       (double)bytes * 2 * (n - 1) / n / (c->ms * 1e6));
 }
 
 /* Who to blame: the directions whose counters grew, else a 2-rank group. */
 static void print_blame(const struct coll_group *g)
 {
 	bool named = false;
+	unsigned int i;
 	int a, b;
+	size_t s;
 
 	for (a = 0; a < g->n; a++) {
 		for (b = 0; b < g->n; b++) {
@@ -261,6 +303,20 @@ static void print_blame(const struct coll_group *g)
 			       named ? ", " : "; faulted: ", g->gpu[a]->index,
 			       g->gpu[b]->index,
 			       (unsigned long long)g->grew[a][b]);
+			named = true;
+		}
+	}
+	for (s = 0; s < COLL_NR_SIZES; s++) {
+		const struct coll_one *one = &g->run[COLL_ARM_P2P][s];
+
+		for (i = 0; i < one->ndiag; i++) {
+			a = one->diag[i].src;
+			b = one->diag[i].dst;
+			if (a < 0 || b < 0 || a >= g->n || b >= g->n)
+				continue;
+			printf("%sGPU%d -> GPU%d (NCCL's diagnostics: %s)",
+			       named ? ", " : "; ", g->gpu[a]->index,
+			       g->gpu[b]->index, one->diag[i].check);
 			named = true;
 		}
 	}
@@ -292,7 +348,8 @@ static void print_group(const struct coll_opts *o, const struct coll_group *g)
 			printf("  %-8s ", arm_names[arm]);
 			print_size(coll_sizes[s]);
 			printf(": ");
-			print_one(&g->run[arm][s], o->timeout);
+			print_one(&g->run[arm][s], o->timeout,
+				  coll_sizes[s], g->n);
 			printf("\n");
 		}
 	}
@@ -335,6 +392,8 @@ static void remove_dir(const char *dir)
 	/* Our own files only (a run that hung early may have none). */
 	for (i = 0; i < log_seq; i++) {
 		snprintf(path, sizeof(path), "%s/nccl-%u.log", dir, i);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/nccl-%u.out", dir, i);
 		unlink(path);
 	}
 	rmdir(dir);
