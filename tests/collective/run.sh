@@ -92,6 +92,20 @@ coll fault2 "$gpus2;fault=1->0:w" -- --timeout 8
 tap $? "... 2 GPUs, no fault counted: P2P broken, the pair named; 32 MiB not run after the hang at 12 KiB"
 show fault2 6
 
+# NCCL 2.31's own diagnostics (NCCL_RUN_DIAGNOSTICS=1, P2P arm only),
+# printed by a shim in front of the stand-in: the edge they fail named.
+cc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o "$tmp/libnccl-diag.so" \
+	"$top/tests/collective/diag-shim.c" -L"$nccldir" -Wl,--no-as-needed \
+	-l:libnccl.so.2 -ldl \
+	>"$tmp/shim.log" 2>&1
+coll diag "$gpus2;fault=1->0:w" -- --timeout 8 --nccl "$tmp/libnccl-diag.so"
+[ "$(rc diag)" = 1 ] &&
+	[ "$(verdict diag GPU0,GPU1)" = "P2P broken; GPU1 -> GPU0 (NCCL's diagnostics: write mismatch)" ] &&
+	[ "$(hangs diag)" = 1 ]
+tap $? "... NCCL's diagnostics failing GPU1 -> GPU0 (a shim prints 2.31's line): that edge named"
+sed 's/^/# /' "$tmp/shim.log"
+show diag 3
+
 # The P2P arm takes NCCL_CUMEM_ENABLE from the environment (env's output):
 # a cuMem path that hangs breaks the default, not cudaMalloc memory.
 coll cumem "$gpus2;hang=0->1:w@cumem" -- --timeout 8
