@@ -33,7 +33,11 @@
  * [x] Sizes 12 KiB (the decode case) and 32 MiB; in an arm, a size that
  *     fails skips the larger ones (each costs up to --timeout).
  * [x] Groups: the whole selection, then every 2-rank subgroup (the hang
- *     reported on RTX PRO 6000 hosts is at 2 ranks only).
+ *     reported on RTX PRO 6000 hosts is at 2 ranks only).  Cost: 1 +
+ *     n (n - 1) / 2 groups of up to 4 runs, each a fresh process (NCCL's
+ *     init dominates: seconds on real GPUs), plus --timeout per hang;
+ *     8 GPUs: 29 groups, 116 runs.  Running pairs of disjoint GPUs side
+ *     by side is left for later.
  * [x] NCCL_DEBUG=INFO to a file per run (NCCL_DEBUG_FILE), read with
  *     nccl-check's parser (nccl_log.c): the transports the channels used.
  * [x] NCCL_RUN_DIAGNOSTICS=1 in the P2P arm (NCCL 2.31 and later run
@@ -55,8 +59,15 @@
  *     nccl-tests), "slower with P2P than without" as a verdict, the
  *     published figures next to them (bw_figures.c), small-message
  *     latency.
- * [ ] --json (documented and linted), env refusing P2P for a group whose
- *     collective failed with P2P, the ExecStartPre= (items 2 and 3).
+ * [ ] --json (documented in JSON.md and linted as every document),
+ *     env refusing P2P for a group whose collective failed with P2P (and
+ *     saying why), the ExecStartPre= (items 2 and 3), the README walk.
+ *
+ * Seen on the build machine: NVIDIA's own libnccl.so.2 (2.28.9, CUDA
+ * 13.0's) over the stand-in libcuda fails ncclCommInitAll with
+ * ncclUnhandledCudaError in both arms ("not P2P"): the stand-in has only
+ * the driver calls p2pmap and the stand-in libnccl use.  The tests use
+ * the stand-in libnccl (tests/nccl-stub).
  */
 #ifndef P2PMAP_VERIFY_COLLECTIVE_H
 #define P2PMAP_VERIFY_COLLECTIVE_H

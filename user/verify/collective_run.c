@@ -449,6 +449,13 @@ int coll_run(const struct coll_opts *o, const struct verify_gpu *sel,
 		if (g[i].verdict != COLL_WORKS)
 			ret = EXIT_FAILURE;
 	}
+	/* As the rest of verify says it: what the watchdog could not end. */
+	if (isolate_left_behind())
+		fprintf(stderr, "p2pmap verify: %u test process(es) stayed after SIGKILL (stuck in the driver, which no signal ends): left behind\n",
+			isolate_left_behind());
+	if (isolate_killed_after_result())
+		fprintf(stderr, "p2pmap verify: %u test process(es) did not exit after reporting (NCCL's or libcuda's teardown hung): killed, their results stand\n",
+			isolate_killed_after_result());
 	free(g);
 	remove_dir(dir);
 	return ret;
