@@ -34,25 +34,36 @@ pthread_cond_t stub_cond = PTHREAD_COND_INITIALIZER;
 static struct clique *cliques;
 static unsigned long long id_counter;
 
-/* The driver, loaded and initialised once. */
-ncclResult_t stub_cuda(void)
+/*
+ * The driver, loaded and initialised once, whichever rank's thread comes
+ * first: the others wait for its outcome (ncclCommInitRank's threads
+ * come at once; one that saw "loading" as "failed" left its ring waiting
+ * for it for ever).
+ */
+static int cuda_loaded;		/* 1 ok, -1 failed */
+
+static void cuda_load_once(void)
 {
-	static int loaded;	/* 0 not yet, 1 ok, -1 failed */
 	char err[256];
 
-	if (loaded)
-		return loaded > 0 ? ncclSuccess : ncclUnhandledCudaError;
-	loaded = -1;
+	cuda_loaded = -1;
 	if (cuda_load(&cu, NULL, err, sizeof(err)) != CUDA_LOAD_OK) {
 		WARN(NULL, "Failed to load CUDA driver: %s", err);
-		return ncclUnhandledCudaError;
+		return;
 	}
 	if (stub_cuda_check(NULL, cu.Init(0), "cuInit"))
-		return ncclUnhandledCudaError;
-	loaded = 1;
+		return;
+	cuda_loaded = 1;
 	stub_info(0, "NCCL version %d.%d.%d+cuda%s", STUB_NCCL_MAJOR,
 		  STUB_NCCL_MINOR, STUB_NCCL_PATCH, STUB_NCCL_CUDA);
-	return ncclSuccess;
+}
+
+ncclResult_t stub_cuda(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, cuda_load_once);
+	return cuda_loaded > 0 ? ncclSuccess : ncclUnhandledCudaError;
 }
 
 /* NCCL's CUCHECK: "Cuda failure N 'text'", ncclUnhandledCudaError. */

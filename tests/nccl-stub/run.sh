@@ -101,6 +101,15 @@ run() {
 			return
 		fi
 	fi
+	# Neither done nor hung in the stand-in's sense after 60 s: stuck
+	# somewhere else (as a rank waiting for one that left), said as
+	# such, and the suite goes on.
+	if kill -0 $pid 2>/dev/null; then
+		kill -9 $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		echo "stuck (60 s)" >"$tmp/$name.rc"
+		return
+	fi
 	wait $pid
 	echo $? >"$tmp/$name.rc"
 }
@@ -121,9 +130,15 @@ for n in 2 4; do
 		tap $? "healthy: $n ranks, $size bytes, every element right"
 	done
 done
-run threads "" -- 4 12288 threads
+# Twenty times: the ranks' threads come at once, and a race among them
+# (one took the driver's loading by another for a failure and left, the
+# rest waited for it for ever) showed about one run in seven.
+for i in $(seq 20); do
+	run threads "" -- 4 12288 threads
+	[ "$(rc threads)" = 0 ] || break
+done
 [ "$(rc threads)" = 0 ]
-tap $? "healthy: 4 ranks as threads (ncclGetUniqueId, ncclCommInitRank)"
+tap $? "healthy: 4 ranks as threads (ncclGetUniqueId, ncclCommInitRank), 20 runs ($i)"
 
 # One process a rank (ncclCommInitRank): buffers shared as cuMem file
 # descriptors ("P2P/CUMEM"), or CUDA IPC handles with
