@@ -418,12 +418,14 @@ static int run_bandwidth(const struct verify_opts *o, struct verify_result *r,
 	size_t i;
 
 	/* The figures each is compared with, all named before the numbers. */
-	for (i = 0; i < n; i++)
-		if (copy_works(&r[i]) && ++timed)
-			r[i].bw_ref = bw_reference_find(r[i].from->pci,
-							r[i].to->pci,
-							r[i].bw_ref_why,
-							sizeof(r[i].bw_ref_why));
+	for (i = 0; i < n; i++) {
+		if (!copy_works(&r[i]))
+			continue;
+		timed++;
+		r[i].bw_ref = bw_reference_find(r[i].from->pci, r[i].to->pci,
+						r[i].bw_ref_why,
+						sizeof(r[i].bw_ref_why));
+	}
 	if (timed && !o->json)
 		bw_figures_header(stdout, r, n);
 	for (i = 0; i < n; i++) {

@@ -263,6 +263,21 @@ void pve_free(struct pve_host *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* @p emptied, then the node's name and cgroup layout: PVE_READ if so. */
+static enum pve_state pve_open(const char *root, struct pve_host *p)
+{
+	char path[PATH_MAX];
+
+	pve_free(p);
+	snprintf(path, sizeof(path), "%s/etc/pve", root);
+	if (access(path, F_OK))
+		return PVE_ABSENT;
+	if (!node_name(root, p->node, sizeof(p->node)))
+		return PVE_UNMOUNTED;
+	p->cgroup = pve_cgroup_layout(root, &p->cgroup_known);
+	return PVE_READ;
+}
+
 enum pve_state pve_read_guest(const char *root, unsigned int id,
 			      struct pve_host *p, struct pve_guest *g)
 {
@@ -270,16 +285,13 @@ enum pve_state pve_read_guest(const char *root, unsigned int id,
 	char path[PATH_MAX];
 	size_t i;
 
-	pve_free(p);
+	enum pve_state st = pve_open(root, p);
+
 	memset(g, 0, sizeof(*g));
 	g->id = id;
 	g->unreadable = ENOENT;
-	snprintf(path, sizeof(path), "%s/etc/pve", root);
-	if (access(path, F_OK))
-		return PVE_ABSENT;
-	if (!node_name(root, p->node, sizeof(p->node)))
-		return PVE_UNMOUNTED;
-	p->cgroup = pve_cgroup_layout(root, &p->cgroup_known);
+	if (st != PVE_READ)
+		return st;
 	/* VMIDs are unique in the cluster: one of the two at most. */
 	for (i = 0; i < 2 && g->unreadable == ENOENT; i++) {
 		g->vm = !i;
@@ -293,15 +305,10 @@ enum pve_state pve_read_guest(const char *root, unsigned int id,
 
 enum pve_state pve_read(const char *root, struct pve_host *p)
 {
-	char path[PATH_MAX];
+	enum pve_state st = pve_open(root, p);
 
-	pve_free(p);
-	snprintf(path, sizeof(path), "%s/etc/pve", root);
-	if (access(path, F_OK))
-		return PVE_ABSENT;
-	if (!node_name(root, p->node, sizeof(p->node)))
-		return PVE_UNMOUNTED;
-	p->cgroup = pve_cgroup_layout(root, &p->cgroup_known);
+	if (st != PVE_READ)
+		return st;
 	read_dir(root, p->node, "lxc", false, p);
 	read_dir(root, p->node, "qemu-server", true, p);
 	if (p->n)

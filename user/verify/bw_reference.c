@@ -100,22 +100,22 @@ const struct bw_reference *bw_reference_find(const char *from, const char *to,
 			 vendor[0], device[0], vendor[1], device[1]);
 		return NULL;
 	}
-	/* The GPU's own link, the same for both: the figures are a pair's. */
-	for (i = 0; i < sizeof(refs) / sizeof(refs[0]); i++)
-		if (vendor[0] == BW_REF_VENDOR_NVIDIA &&
-		    has_device(&refs[i], device[0]) &&
-		    l[0].max_gts == refs[i].gts && l[1].max_gts == refs[i].gts &&
-		    l[0].max_width == refs[i].width &&
-		    l[1].max_width == refs[i].width)
-			return &refs[i];
-	if (l[0].max_gts != l[1].max_gts || l[0].max_width != l[1].max_width)
+	if (l[0].max_gts != l[1].max_gts || l[0].max_width != l[1].max_width) {
 		snprintf(why, len, "no published figure for %04x:%04x at PCIe Gen%d x%u and Gen%d x%u",
 			 vendor[0], device[0], pcie_link_gen(l[0].max_gts),
 			 l[0].max_width, pcie_link_gen(l[1].max_gts),
 			 l[1].max_width);
-	else
-		snprintf(why, len, "no published figure for %04x:%04x at PCIe Gen%d x%u",
-			 vendor[0], device[0], pcie_link_gen(l[0].max_gts),
-			 l[0].max_width);
+		return NULL;
+	}
+	/* The GPU's own link, the same for both: the figures are a pair's. */
+	for (i = 0; i < sizeof(refs) / sizeof(refs[0]); i++)
+		if (vendor[0] == BW_REF_VENDOR_NVIDIA &&
+		    has_device(&refs[i], device[0]) &&
+		    l[0].max_gts == refs[i].gts &&
+		    l[0].max_width == refs[i].width)
+			return &refs[i];
+	snprintf(why, len, "no published figure for %04x:%04x at PCIe Gen%d x%u",
+		 vendor[0], device[0], pcie_link_gen(l[0].max_gts),
+		 l[0].max_width);
 	return NULL;
 }
