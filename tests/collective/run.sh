@@ -43,12 +43,13 @@ coll() {
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
 	rm -f "$tmp/state/"*
-	env P2PMAP_CUDA_STUB="$stub" "${envs[@]}" "$p2pmap" verify \
+	env P2PMAP_CUDA_STUB="$stub" "${envs[@]}" $loader "$p2pmap" verify \
 		--collective "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	echo $? >"$tmp/$name.rc"
 	cp "$tmp/state/hangs" "$tmp/$name.hangs" 2>/dev/null || : >"$tmp/$name.hangs"
 }
 rc() { cat "$tmp/$1.rc"; }
+loader=""	# coll runs p2pmap through this (a dynamic loader) if set
 hangs() { wc -l <"$tmp/$1.hangs"; }
 # verdict NAME GROUP: the verdict line of a group, e.g. GPU0,GPU1
 verdict() { grep "^collective {$2}: " "$tmp/$1.out" | sed 's/^[^:]*: //'; }
@@ -133,14 +134,20 @@ coll noenv "$gpus2" P2PMAP_NCCL="$tmp/none.so" --
 [ "$(rc noenv)" = 3 ] && grep -q "no usable NCCL ($tmp/none.so)" "$tmp/noenv.err"
 tap $? "... P2PMAP_NCCL naming no file: exit 3 too"
 show noenv 3
-# The loader's cache may hold a real NCCL (CUDA's, /usr/local/cuda*/lib).
-if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2 '; then
-	coll nopath "$gpus2" LD_LIBRARY_PATH="$cudadir" --
+# The loader's cache may hold a real NCCL (CUDA's, /usr/local/cuda*/lib,
+# on the build machines): the loader run by hand with --inhibit-cache
+# searches LD_LIBRARY_PATH and the system's own directories only.
+sysnccl=$(ls /lib/x86_64-linux-gnu/libnccl.so.2 /usr/lib/x86_64-linux-gnu/libnccl.so.2 \
+	/lib/libnccl.so.2 /usr/lib/libnccl.so.2 2>/dev/null | head -1)
+if [ -z "$sysnccl" ] && [ -x /lib64/ld-linux-x86-64.so.2 ]; then
+	loader="/lib64/ld-linux-x86-64.so.2 --inhibit-cache" \
+		coll nopath "$gpus2" LD_LIBRARY_PATH="$cudadir" --
 	[ "$(rc nopath)" = 3 ] && grep -q "no usable NCCL (libnccl.so.2)" "$tmp/nopath.err"
-	tap $? "... none on the library path: exit 3 too"
+	tap $? "... none on the library path (the loader's cache not read): exit 3 too"
 	show nopath 3
 else
-	tap_skip "... none on the library path: exit 3 too" "the loader's cache has a libnccl.so.2"
+	tap_skip "... none on the library path: exit 3 too" \
+		"${sysnccl:-no /lib64/ld-linux-x86-64.so.2} is in the system's own library directories"
 fi
 coll named "$gpus2" LD_LIBRARY_PATH="$cudadir" -- --nccl "$nccldir/libnccl.so.2" --timeout 20
 [ "$(rc named)" = 0 ] && [ "$(verdict named GPU0,GPU1)" = works ]

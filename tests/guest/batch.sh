@@ -82,7 +82,10 @@ reset_machine() {
 	rm -rf /etc/modprobe.d/p2pmap.conf /etc/modprobe.d/00-p2pmap-softdep.conf \
 		"/lib/modules/$(uname -r)/extra"
 	cat /tmp/boot-tracing_on >"$TRACE/tracing_on" 2>/dev/null
-	echo 0 >"$TRACE/events/enable" 2>/dev/null
+	# every event a suite left on, but the sched events on from boot
+	# (tests/vm/run-vm.sh: switching those off would patch __schedule)
+	grep -v '^sched:sched_\(switch\|wakeup\|wakeup_new\)$' "$TRACE/set_event" 2>/dev/null |
+		while read -r e; do echo "!$e" >>"$TRACE/set_event"; done
 	echo >"$TRACE/trace" 2>/dev/null
 	dmesg -c >/dev/null
 }

@@ -73,6 +73,15 @@ args=(-accel tcg -machine q35 -cpu "$cpu" -smp "$smp" -m 1024
       -nographic -nodefaults -serial stdio -no-reboot
       -kernel "$kernel" -initrd "$initrd")
 append="console=ttyS0 panic=-1 quiet loglevel=5 vm.iommu=$iommu vm.topo=$topo"
+# The scheduler's tracepoints on from boot, patched before the other CPUs
+# start.  Every tracer and (with record-cmd) every trace event a suite
+# switches on adds probes to them, which patches __schedule and
+# try_to_wake_up while CPUs run them; under TCG a CPU can then execute
+# the int3 of the patch after it is gone ("Oops: int3" in __schedule,
+# make check of stop 48; tests/vm/init).  Enabled at boot, each has two
+# probes (the event's and the comm recorder's), so later probes change
+# neither the static key nor the static call.
+append+=" trace_event=sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new"
 if [ "${P2PMAP_VM_BATCH:-0}" = 1 ]; then
 	append+=" vm.suite=batch vm.suites=$suite"
 	[ -n "${P2PMAP_VM_BUDGETS:-}" ] && append+=" vm.budgets=$P2PMAP_VM_BUDGETS"
