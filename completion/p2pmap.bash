@@ -159,8 +159,9 @@ _p2pmap()
 	verify)
 		case $prev in
 		--nccl) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+		--unit) return 0 ;;
 		esac
-		opts='--devices --paths --size --timeout --vllm-cache --sglang-cache --bandwidth --collective --nccl --json' ;;
+		opts='--devices --paths --size --timeout --vllm-cache --sglang-cache --bandwidth --collective --nccl --unit --json' ;;
 	metrics) opts='--output --config' ;;
 	nccl-check)
 		if [[ $cur == -* ]]; then opts='--verify --json'

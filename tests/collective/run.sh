@@ -31,7 +31,8 @@ export TMPDIR=$tmp/tmp		# NCCL's logs, the stand-in's rendezvous
 : >"$tmp/faults"
 export P2PMAP_VERIFY_FAULTS_FILE=$tmp/faults
 unset NCCL_P2P_DISABLE NCCL_P2P_LEVEL NCCL_CUMEM_ENABLE NCCL_P2P_READ_ENABLE \
-	NCCL_DEBUG NCCL_DEBUG_FILE P2PMAP_NCCL CUDA_VISIBLE_DEVICES
+	NCCL_DEBUG NCCL_DEBUG_FILE P2PMAP_NCCL CUDA_VISIBLE_DEVICES VIRTUAL_ENV \
+	P2PMAP_UNIT_DIR
 mkdir -p "$tmp/state" "$tmp/tmp"
 
 # coll NAME GPUS_AND_RULES [ENV...] -- ARGS: verify --collective; its
@@ -60,7 +61,7 @@ coll ok2 "$gpus2" -- --timeout 20
 [ "$(rc ok2)" = 0 ] && [ "$(verdict ok2 GPU0,GPU1)" = works ] &&
 	[ "$(grep -c '^  p2p .*: right, P2P/' "$tmp/ok2.out")" = 2 ] &&
 	[ "$(grep -c '^  control .*: right, SHM/' "$tmp/ok2.out")" = 2 ] &&
-	[ "$(hangs ok2)" = 0 ] && grep -q '^nccl: .*libnccl.so.2, version 23007$' "$tmp/ok2.out" &&
+	[ "$(hangs ok2)" = 0 ] && grep -q '^nccl: .*libnccl.so.2, version 23007 (found: library path)$' "$tmp/ok2.out" &&
 	[ "$(grep -c ': right, .*, [0-9.]* ms, bus [0-9.]* GB/s$' "$tmp/ok2.out")" = 4 ]
 tap $? "healthy, 2 GPUs: works, 12 KiB and 32 MiB right over P2P and (control) SHM, each timed (ms, bus GB/s); NCCL's path and version said"
 show ok2 8
@@ -139,19 +140,139 @@ show noenv 3
 # searches LD_LIBRARY_PATH and the system's own directories only.
 sysnccl=$(ls /lib/x86_64-linux-gnu/libnccl.so.2 /usr/lib/x86_64-linux-gnu/libnccl.so.2 \
 	/lib/libnccl.so.2 /usr/lib/libnccl.so.2 2>/dev/null | head -1)
-if [ -z "$sysnccl" ] && [ -x /lib64/ld-linux-x86-64.so.2 ]; then
+# ... nor a pip wheel in the system's Python (nor a python3 but /usr/bin's).
+syswheel=$(ls /usr/local/lib*/python3*/*-packages/nvidia/nccl/lib/libnccl.so.2 \
+	/usr/lib*/python3*/*-packages/nvidia/nccl/lib/libnccl.so.2 2>/dev/null | head -1)
+nopath=""
+if [ -n "$sysnccl" ] || [ -n "$syswheel" ]; then
+	nopath="${sysnccl:-$syswheel} is this system's"
+elif [ ! -x /lib64/ld-linux-x86-64.so.2 ]; then
+	nopath="no /lib64/ld-linux-x86-64.so.2"
+fi
+if [ -z "$nopath" ]; then
 	loader="/lib64/ld-linux-x86-64.so.2 --inhibit-cache" \
-		coll nopath "$gpus2" LD_LIBRARY_PATH="$cudadir" --
-	[ "$(rc nopath)" = 3 ] && grep -q "no usable NCCL (libnccl.so.2)" "$tmp/nopath.err"
-	tap $? "... none on the library path (the loader's cache not read): exit 3 too"
+		coll nopath "$gpus2" LD_LIBRARY_PATH="$cudadir" PATH=/usr/bin:/bin --
+	[ "$(rc nopath)" = 3 ] && grep -q "no usable NCCL (libnccl.so.2)" "$tmp/nopath.err" &&
+		grep -q "; no nvidia-nccl wheel either (looked in: .*; name it with --nccl PATH or P2PMAP_NCCL=PATH$" "$tmp/nopath.err" &&
+		grep -qF "/usr/local/lib*/python3*/*-packages (the system's Python)" "$tmp/nopath.err" &&
+		grep -qF "/usr/lib*/python3*/*-packages (" "$tmp/nopath.err"
+	tap $? "... none on the library path (the loader's cache not read) nor in the system's Python: exit 3 too, where it looked said"
 	show nopath 3
 else
-	tap_skip "... none on the library path: exit 3 too" \
-		"${sysnccl:-no /lib64/ld-linux-x86-64.so.2} is in the system's own library directories"
+	tap_skip "... none on the library path: exit 3 too" "$nopath"
 fi
 coll named "$gpus2" LD_LIBRARY_PATH="$cudadir" -- --nccl "$nccldir/libnccl.so.2" --timeout 20
-[ "$(rc named)" = 0 ] && [ "$(verdict named GPU0,GPU1)" = works ]
-tap $? "--nccl PATH with none on the library path: loaded, works"
+[ "$(rc named)" = 0 ] && [ "$(verdict named GPU0,GPU1)" = works ] &&
+	grep -q "^nccl: $nccldir/libnccl.so.2, version 23007 (found: --nccl)$" "$tmp/named.out"
+tap $? "--nccl PATH with none on the library path: loaded, works, '(found: --nccl)'"
+show named 1
+
+# NVIDIA's pip wheels (nvidia-nccl-cu12/-cu13): nvidia/nccl/lib under the
+# site-packages of the server's Python, found by reading files only.  The
+# interpreters and scripts here leave a mark if anything runs them.
+ran=$tmp/ran
+# pyenv DIR SITE WHEEL: a Python environment at DIR whose SITE (under
+# DIR/lib) has the stand-in as WHEEL's libnccl.so.2 (WHEEL "": no wheel).
+pyenv() {
+	local site=$1/lib/$2
+	mkdir -p "$1/bin" "$site"
+	printf '#!/bin/sh\necho "$0" >>%s\nexit 1\n' "$ran" >"$1/bin/python3.11"
+	chmod +x "$1/bin/python3.11"
+	ln -sf python3.11 "$1/bin/python3"
+	[ -n "$3" ] || return 0
+	mkdir -p "$site/nvidia/nccl/lib" "$site/$3.dist-info"
+	cp "$nccldir/libnccl.so.2" "$site/nvidia/nccl/lib/"
+}
+venv=$tmp/venv
+pyenv "$venv" python3.11/site-packages nvidia_nccl_cu12-2.30.7
+# A venv: bin/python3 would resolve to the base's; pyvenv.cfg says not to.
+printf 'home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n' >"$venv/pyvenv.cfg"
+# pip's console script: the interpreter's absolute path on its #! line.
+printf '#!%s/bin/python3\nimport sys\nfrom vllm.entrypoints.cli.main import main\nsys.exit(main())\n' \
+	"$venv" >"$venv/bin/vllm"
+# ... and distlib's form for a path too long for the kernel's #! line.
+printf '#!/bin/sh\n'"'''exec'"' "%s/bin/python3" "$0" "$@"\n'"' '''"'\nimport sys\n' \
+	"$venv" >"$venv/bin/sglang"
+chmod +x "$venv/bin/vllm" "$venv/bin/sglang"
+# conda's layout: no pyvenv.cfg, the prefix above bin/; a cu13 wheel.
+conda=$tmp/conda
+pyenv "$conda" python3.11/site-packages nvidia_nccl_cu13-2.28.9
+empty=$tmp/empty
+pyenv "$empty" python3.11/site-packages ""
+units=$tmp/units
+mkdir -p "$units/sglang.service.d"
+printf '[Service]\nEnvironment=VLLM_SKIP_P2P_CHECK=0\nExecStart=%s/bin/vllm serve /models/m \\\n  --tensor-parallel-size 2\n' \
+	"$venv" >"$units/vllm.service"
+printf '[Service]\nExecStart=%s/bin/sglang --model /models/m\n' "$venv" >"$units/sglang-long.service"
+# A drop-in replaces ExecStart= (an empty one first, as systemd wants).
+printf '[Service]\nExecStart=/usr/bin/false\n' >"$units/sglang.service"
+printf '[Service]\nExecStart=\nExecStart=-%s/bin/python3.11 -m sglang.launch_server\n' \
+	"$conda" >"$units/sglang.service.d/override.conf"
+printf '[Service]\nEnvironment="PATH=%s/bin:/usr/bin"\nExecStart=/usr/bin/env python3 -m vllm.entrypoints.openai.api_server\n' \
+	"$empty" >"$units/empty.service"
+vlib=$venv/lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2
+if [ -z "$nopath" ]; then
+	loader="/lib64/ld-linux-x86-64.so.2 --inhibit-cache"
+	wheel() { # NAME [ENV...] -- ARGS: coll with none on the library path
+		local name=$1
+		shift
+		coll "$name" "$gpus2" LD_LIBRARY_PATH="$cudadir" PATH=/usr/bin:/bin \
+			P2PMAP_UNIT_DIR="$units" "$@"
+	}
+	wheel wunit -- --unit vllm.service --timeout 20
+	[ "$(rc wunit)" = 0 ] && [ "$(verdict wunit GPU0,GPU1)" = works ] &&
+		grep -qxF "nccl: $vlib, version 23007 (found: wheel nvidia-nccl-cu12 2.30.7 of $venv/bin/python3 (unit vllm.service))" "$tmp/wunit.out" &&
+		[ ! -e "$ran" ]
+	tap $? "--unit NAME, ExecStart= pip's console script: its #! interpreter's venv (pyvenv.cfg), the cu12 wheel's NCCL loaded, works; the wheel and interpreter said; nothing of the venv run"
+	show wunit 2
+	wheel wlong -- --unit sglang-long.service --timeout 20
+	[ "$(rc wlong)" = 0 ] &&
+		grep -qxF "nccl: $vlib, version 23007 (found: wheel nvidia-nccl-cu12 2.30.7 of $venv/bin/python3 (unit sglang-long.service))" "$tmp/wlong.out" &&
+		[ ! -e "$ran" ]
+	tap $? "... a console script in distlib's long form (#!/bin/sh, '''exec' PY): PY's venv"
+	show wlong 1
+	wheel wdrop -- --unit sglang.service --timeout 20
+	[ "$(rc wdrop)" = 0 ] &&
+		grep -qxF "nccl: $conda/lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2, version 23007 (found: wheel nvidia-nccl-cu13 2.28.9 of $conda/bin/python3.11 (unit sglang.service))" "$tmp/wdrop.out" &&
+		[ ! -e "$ran" ]
+	tap $? "... ExecStart= a python3.11 (conda's layout: no pyvenv.cfg, the prefix above bin/), set by a drop-in: the cu13 wheel"
+	show wdrop 1
+	wheel wnone -- --unit empty.service --timeout 20
+	[ "$(rc wnone)" = 3 ] && [ ! -s "$tmp/wnone.out" ] &&
+		grep -qF "; no nvidia-nccl wheel either (looked in: $empty/lib*/python3*/*-packages ($empty/bin/python3 (unit empty.service))); name it" "$tmp/wnone.err" &&
+		[ ! -e "$ran" ]
+	tap $? "... 'env python3' on the unit's PATH=, a Python without the wheel: exit 3, where it looked said"
+	show wnone 2
+	wheel wnounit -- --unit none.service
+	[ "$(rc wnounit)" = 3 ] &&
+		grep -qF "(looked in: unit none.service: not in $units)" "$tmp/wnounit.err"
+	tap $? "... no such unit: exit 3, said"
+	show wnounit 2
+	wheel wvenv VIRTUAL_ENV="$venv" -- --timeout 20
+	[ "$(rc wvenv)" = 0 ] &&
+		grep -qxF "nccl: $vlib, version 23007 (found: wheel nvidia-nccl-cu12 2.30.7 of VIRTUAL_ENV=$venv)" "$tmp/wvenv.out"
+	tap $? "no --unit: \$VIRTUAL_ENV's wheel"
+	show wvenv 1
+	wheel wpath PATH="$tmp/nowhere:$conda/bin:/usr/bin:/bin" -- --timeout 20
+	[ "$(rc wpath)" = 0 ] &&
+		grep -qxF "nccl: $conda/lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2, version 23007 (found: wheel nvidia-nccl-cu13 2.28.9 of $conda/bin/python3 (python3 on PATH))" "$tmp/wpath.out" &&
+		[ ! -e "$ran" ]
+	tap $? "... else the python3 on PATH's wheel; nothing run"
+	show wpath 1
+	wheel wlibpath LD_LIBRARY_PATH="$nccldir:$cudadir" -- --unit vllm.service --timeout 20
+	[ "$(rc wlibpath)" = 0 ] &&
+		grep -qxF "nccl: $nccldir/libnccl.so.2, version 23007 (found: library path)" "$tmp/wlibpath.out"
+	tap $? "... the library path's libnccl.so.2 first, --unit or not"
+	show wlibpath 1
+	loader=""
+else
+	tap_skip "--unit NAME and the environment's Python: the nvidia-nccl wheels" "$nopath"
+fi
+"$p2pmap" verify --unit vllm.service >"$tmp/usage-unit.out" 2>&1
+[ $? = 2 ] && grep -q -- "--unit is for --collective" "$tmp/usage-unit.out" &&
+	"$p2pmap" verify --collective --unit /etc/systemd/system/vllm.service >"$tmp/usage-unit2.out" 2>&1
+[ $? = 2 ] && grep -q -- "--unit takes a unit name" "$tmp/usage-unit2.out"
+tap $? "--unit without --collective, or naming a path: usage errors (exit 2)"
 
 "$p2pmap" verify --nccl "$nccldir/libnccl.so.2" >"$tmp/usage.out" 2>&1
 [ $? = 2 ] && grep -q -- "--nccl is for --collective" "$tmp/usage.out"

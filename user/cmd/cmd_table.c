@@ -111,12 +111,14 @@ const struct cmd_entry cmd_table[] = {
 	{ "verify", cmd_verify,
 	  "write and read over each CUDA peer direction, check data and faults",
 	  FORMS("verify [--devices LIST] [--paths LIST] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]",
-		"verify --collective [--nccl PATH] [--devices LIST] [--timeout SECONDS]"),
+		"verify --collective [--nccl PATH] [--unit NAME] [--devices LIST] [--timeout SECONDS]"),
 	  NULL,
 	  "LIST: CUDA ordinals, PCI addresses or GPU UUIDs (GPU-...), comma-separated;\n"
 	  "--collective: an NCCL all-reduce (12K, 32M) over the GPUs and each pair of\n"
 	  "them, with P2P and with NCCL_P2P_DISABLE=1; NCCL from --nccl, else\n"
-	  "$P2PMAP_NCCL, else libnccl.so.2 on the library path;\n"
+	  "$P2PMAP_NCCL, else libnccl.so.2 on the library path, else the\n"
+	  "nvidia-nccl wheel of unit NAME's Python (without --unit: $VIRTUAL_ENV's,\n"
+	  "python3's on PATH, the system's);\n"
 	  "exit 3: no CUDA driver, fewer than two CUDA devices, or (--collective) no\n"
 	  "usable NCCL.",
 	  OPTIONS({ "--devices", "LIST", "only these GPUs" },
@@ -128,6 +130,7 @@ const struct cmd_entry cmd_table[] = {
 		  { "--bandwidth", NULL, "then time the directions that work" },
 		  { "--collective", NULL, "run NCCL's all-reduce with and without P2P instead" },
 		  { "--nccl", "PATH", "the libnccl.so.2 to load (--collective)" },
+		  { "--unit", "NAME", "else the NCCL wheel of systemd unit NAME's Python (--collective)" },
 		  OPT_JSON) },
 	{ "nccl-check", cmd_nccl_check,
 	  "the transport NCCL chose per rank pair, against verify's verdicts",

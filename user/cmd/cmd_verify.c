@@ -141,6 +141,7 @@ struct verify_opts {
 	bool json, vllm, sglang, bandwidth;
 	bool collective;		/* --collective: collective.h */
 	const char *nccl;		/* --nccl */
+	const char *unit;		/* --unit: whose nvidia-nccl wheel */
 };
 
 /* --paths: "all", or path names (verify_paths.h), comma-separated. */
@@ -243,6 +244,13 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 			o->collective = true;
 		} else if (cmd_opt_is(&g, "--nccl")) {
 			o->nccl = a;
+		} else if (cmd_opt_is(&g, "--unit")) {
+			/* As doctor takes it: a name under systemd's dirs. */
+			if (!*a || strchr(a, '/')) {
+				verr("p2pmap: verify: --unit takes a unit name (vllm.service), not a path\n");
+				return -1;
+			}
+			o->unit = a;
 		} else if (cmd_opt_is(&g, "--devices")) {
 			if (parse_devices(a, o->spec, &o->nspec) ||
 			    o->nspec < 2) {
@@ -278,8 +286,9 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 		cmd_getopt_extra(&g, g.pos[0]);
 		r = -1;
 	}
-	if (!r && o->nccl && !o->collective) {
-		verr("p2pmap: --nccl is for --collective\n");
+	if (!r && (o->nccl || o->unit) && !o->collective) {
+		verr("p2pmap: %s is for --collective\n",
+		     o->nccl ? "--nccl" : "--unit");
 		return -1;
 	}
 	/* Not yet: collective.h's design. */
@@ -914,8 +923,11 @@ static int run_collective(const struct verify_opts *o,
 			  const struct verify_gpu *sel, size_t ngpus)
 {
 	const char *env = getenv(VERIFY_FAULTS_ENV);
+	bool named = o->nccl && *o->nccl;
 	struct coll_opts co = {
-		.nccl = o->nccl && *o->nccl ? o->nccl : getenv(NCCL_LIB_ENV),
+		.nccl = named ? o->nccl : getenv(NCCL_LIB_ENV),
+		.from = named ? "--nccl" : NCCL_LIB_ENV,
+		.unit = o->unit,
 		.timeout = o->timeout,
 	};
 	struct verify_faults faults;
@@ -923,6 +935,8 @@ static int run_collective(const struct verify_opts *o,
 
 	if (co.nccl && !*co.nccl)
 		co.nccl = NULL;
+	if (!co.nccl)
+		co.from = NULL;
 	if (env && *env ? verify_faults_file_open(&faults, env) :
 			  verify_faults_nl_open(&faults)) {
 		verr("p2pmap verify: the fault counters cannot be read\n");

@@ -13,9 +13,13 @@
  *     is never included).  A probe child loads it first and asks its
  *     version: missing or unusable is a clear message and exit 3
  *     (EXIT_NO_GPU: "no usable driver", as for libcuda).
- * [ ] Then the NCCL wheels (nvidia-nccl-cu12/-cu13) under
- *     site-packages/nvidia/nccl/lib of the Python the server's unit runs
- *     (its ExecStart's interpreter), when the library path has none.
+ * [x] Then, when the library path has none, the NCCL wheels
+ *     (nvidia-nccl-cu12/-cu13) under site-packages/nvidia/nccl/lib of
+ *     the server's Python (nccl_wheel.c): --unit NAME's ExecStart
+ *     interpreter (its program, or its script's #! line), else
+ *     $VIRTUAL_ENV's, the python3 on PATH's, /usr/local's and /usr's;
+ *     files read only, no Python run.  The "nccl:" line says how the
+ *     library was found; exit 3's message where it looked.
  * [x] Every run is a child of its own under verify's watchdog
  *     (isolate.c): a hang is the watchdog's kill after --timeout, never
  *     a measured time; CUDA and NCCL are only ever loaded in children.
@@ -119,6 +123,8 @@ void coll_child_run(void *arg, void *out);
 
 struct coll_opts {
 	const char *nccl;		/* --nccl, or NULL */
+	const char *from;		/* "--nccl", P2PMAP_NCCL, a wheel; NULL: ld.so */
+	const char *unit;		/* --unit: the server's Python, or NULL */
 	unsigned int timeout;		/* seconds per run */
 	bool json;
 };

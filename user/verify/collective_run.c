@@ -15,6 +15,7 @@
 #include "nccl_diag.h"
 #include "nccl_lib.h"
 #include "nccl_log.h"
+#include "nccl_wheel.h"
 
 /* NCCL's logs go to a directory of their own, under $TMPDIR. */
 #define COLL_DIR_LEN	256
@@ -356,12 +357,16 @@ static void print_group(const struct coll_opts *o, const struct coll_group *g)
 	fflush(stdout);
 }
 
-/* The library, loaded in a child: its version, or exit 3. */
-static int probe(const struct coll_opts *o, char *dir)
+/*
+ * The library, loaded in a child: its version, or exit 3.  None on the
+ * library path: the server's nvidia-nccl wheel, which @o then names.
+ */
+static int probe(struct coll_opts *o, char *dir)
 {
+	static struct nccl_wheel w;
 	struct coll_arg *arg = calloc(1, sizeof(*arg));
 	struct coll_one one;
-	int ret = 0;
+	bool wheel = false, searched = false;
 
 	if (!arg)
 		return EXIT_FAILURE;
@@ -369,10 +374,27 @@ static int probe(const struct coll_opts *o, char *dir)
 	if (o->nccl)
 		snprintf(arg->nccl, sizeof(arg->nccl), "%s", o->nccl);
 	run_one(o, arg, dir, &one);
+	if (!o->nccl && one.outcome == COLL_FAILED &&
+	    one.child.load == NCCL_LOAD_NOT_FOUND) {
+		wheel = !nccl_wheel_find(o->unit, &w);
+		searched = !wheel;
+		if (wheel) {
+			o->nccl = w.lib;
+			o->from = w.how;
+			snprintf(arg->nccl, sizeof(arg->nccl), "%s", o->nccl);
+			memset(&one, 0, sizeof(one));
+			run_one(o, arg, dir, &one);
+		}
+	}
 	free(arg);
 	if (one.outcome == COLL_FAILED && one.child.load != NCCL_LOAD_OK) {
-		fprintf(stderr, "p2pmap verify: no usable NCCL (%s): %s; name it with --nccl PATH or " NCCL_LIB_ENV "=PATH\n",
-			o->nccl ? o->nccl : NCCL_LIB, one.child.error);
+		fprintf(stderr, "p2pmap verify: no usable NCCL (%s%s%s): %s",
+			o->nccl ? o->nccl : NCCL_LIB, wheel ? ", " : "",
+			wheel ? w.how : "", one.child.error);
+		if (searched)
+			fprintf(stderr, "; no nvidia-nccl wheel either (looked in: %s)",
+				w.looked);
+		fprintf(stderr, "; name it with --nccl PATH or " NCCL_LIB_ENV "=PATH\n");
 		return EXIT_NO_NCCL;
 	}
 	if (one.outcome != COLL_RIGHT) {
@@ -380,8 +402,9 @@ static int probe(const struct coll_opts *o, char *dir)
 			one.outcome == COLL_FAILED ? one.child.error : one.why);
 		return EXIT_NO_NCCL;
 	}
-	printf("nccl: %s, version %d\n", one.child.lib, one.child.version);
-	return ret;
+	printf("nccl: %s, version %d (found: %s)\n", one.child.lib,
+	       one.child.version, o->from ? o->from : "library path");
+	return 0;
 }
 
 static void remove_dir(const char *dir)
@@ -399,9 +422,10 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-int coll_run(const struct coll_opts *o, const struct verify_gpu *sel,
+int coll_run(const struct coll_opts *opts, const struct verify_gpu *sel,
 	     size_t ngpus, struct verify_faults *faults)
 {
+	struct coll_opts lo = *opts, *o = &lo;	/* probe() may name NCCL */
 	const char *tmp = getenv("TMPDIR");
 	size_t ngroups = ngpus > 2 ? 1 + ngpus * (ngpus - 1) / 2 : 1;
 	struct coll_group *g;
