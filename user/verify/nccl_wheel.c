@@ -284,7 +284,7 @@ static int cmd_python(const char *cmd, const char *path, bool script,
 	if (prog[0] == '/') {
 		snprintf(py, PATH_MAX, "%s", prog);
 	} else if (path_find(prog, env ? path : UNIT_PATH, py, PATH_MAX)) {
-		snprintf(why, wlen, "%s not found in %s", prog,
+		snprintf(why, wlen, "%.256s not found in %.1024s", prog,
 			 env ? path : UNIT_PATH);
 		return -1;
 	}
@@ -299,7 +299,8 @@ static int cmd_python(const char *cmd, const char *path, bool script,
 		snprintf(why, wlen, "%s: %m", py);
 		return -1;
 	}
-	line[0][0] = line[1][0] = '\0';
+	line[0][0] = '\0';
+	line[1][0] = '\0';
 	if (fgets(line[0], sizeof(line[0]), f))
 		(void)!fgets(line[1], sizeof(line[1]), f);
 	fclose(f);
