@@ -199,6 +199,10 @@ conda=$tmp/conda
 pyenv "$conda" python3.11/site-packages nvidia_nccl_cu13-2.28.9
 empty=$tmp/empty
 pyenv "$empty" python3.11/site-packages ""
+# A venv without the wheel that takes its base's packages (conda's).
+inherit=$tmp/inherit
+pyenv "$inherit" python3.11/site-packages ""
+printf 'home = %s/bin\ninclude-system-site-packages = true\n' "$conda" >"$inherit/pyvenv.cfg"
 units=$tmp/units
 mkdir -p "$units/sglang.service.d"
 printf '[Service]\nEnvironment=VLLM_SKIP_P2P_CHECK=0\nExecStart=%s/bin/vllm serve /models/m \\\n  --tensor-parallel-size 2\n' \
@@ -210,6 +214,8 @@ printf '[Service]\nExecStart=\nExecStart=-%s/bin/python3.11 -m sglang.launch_ser
 	"$conda" >"$units/sglang.service.d/override.conf"
 printf '[Service]\nEnvironment="PATH=%s/bin:/usr/bin"\nExecStart=/usr/bin/env python3 -m vllm.entrypoints.openai.api_server\n' \
 	"$empty" >"$units/empty.service"
+printf '[Service]\nExecStart=%s/bin/python3 -m vllm.entrypoints.openai.api_server\n' \
+	"$inherit" >"$units/inherit.service"
 vlib=$venv/lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2
 if [ -z "$nopath" ]; then
 	loader="/lib64/ld-linux-x86-64.so.2 --inhibit-cache"
@@ -237,6 +243,12 @@ if [ -z "$nopath" ]; then
 		[ ! -e "$ran" ]
 	tap $? "... ExecStart= a python3.11 (conda's layout: no pyvenv.cfg, the prefix above bin/), set by a drop-in: the cu13 wheel"
 	show wdrop 1
+	wheel winherit -- --unit inherit.service --timeout 20
+	[ "$(rc winherit)" = 0 ] &&
+		grep -qxF "nccl: $conda/lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2, version 23007 (found: wheel nvidia-nccl-cu13 2.28.9 of $inherit/bin/python3 (unit inherit.service))" "$tmp/winherit.out" &&
+		[ ! -e "$ran" ]
+	tap $? "... a venv without the wheel, include-system-site-packages = true: its base's (pyvenv.cfg's home) wheel"
+	show winherit 1
 	wheel wnone -- --unit empty.service --timeout 20
 	[ "$(rc wnone)" = 3 ] && [ ! -s "$tmp/wnone.out" ] &&
 		grep -qF "; no nvidia-nccl wheel either (looked in: $empty/lib*/python3*/*-packages ($empty/bin/python3 (unit empty.service))); name it" "$tmp/wnone.err" &&

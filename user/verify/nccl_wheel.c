@@ -155,34 +155,21 @@ static int site_search(struct search *s, const char *prefix, const char *of)
 }
 
 /*
- * The environment of interpreter @py, as site.py finds it: the directory
- * of a pyvenv.cfg beside @py or one up (PEP 405), @py not resolved (a
- * venv's python is a link to its base's); else the parent of the bin/
- * of realpath(@py) (/usr/bin/python3.12: /usr; conda's bin/python).
- * @basep: the venv's base, when its pyvenv.cfg has
- * include-system-site-packages = true (home = the base's bin/), else "".
+ * The base of venv @dir when its pyvenv.cfg says
+ * include-system-site-packages = true: the parent of its home (the
+ * base's bin/), into @basep; else "".  -1: no pyvenv.cfg in @dir.
  */
-static void python_prefix(const char *py, char *prefix, char *basep)
+static int venv_base(const char *dir, char *basep)
 {
-	char cfg[PATH_MAX + 16], line[PATH_MAX + 32], real[PATH_MAX];
-	char key[64], val[PATH_MAX];
+	char line[PATH_MAX + 32], key[64], val[PATH_MAX];
 	bool inherit = false;
-	FILE *f = NULL;
-	int i;
+	FILE *f;
 
 	basep[0] = '\0';
-	snprintf(prefix, PATH_MAX, "%s", py);
-	for (i = 0; i < 2 && !f; i++) {
-		up(prefix);
-		snprintf(cfg, sizeof(cfg), "%s/pyvenv.cfg", prefix);
-		f = fopen(cfg, "r");
-	}
-	if (!f) {
-		snprintf(prefix, PATH_MAX, "%s", realpath(py, real) ? real : py);
-		up(prefix);
-		up(prefix);
-		return;
-	}
+	snprintf(line, sizeof(line), "%s/pyvenv.cfg", dir);
+	f = fopen(line, "r");
+	if (!f)
+		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, " %63[^= ] = %4095[^\n]", key, val) != 2)
 			continue;
@@ -196,17 +183,45 @@ static void python_prefix(const char *py, char *prefix, char *basep)
 		up(basep);
 	else
 		basep[0] = '\0';
+	return 0;
 }
 
-static int python_search(struct search *s, const char *py, const char *from)
+/* A prefix's packages, then its venv's base's when it inherits them. */
+static int env_search(struct search *s, const char *prefix, const char *of)
 {
-	char prefix[PATH_MAX], basep[PATH_MAX], of[PATH_MAX + 64];
+	char basep[PATH_MAX];
 
-	snprintf(of, sizeof(of), "%s (%s)", py, from);
-	python_prefix(py, prefix, basep);
 	if (!site_search(s, prefix, of))
 		return 0;
-	return basep[0] ? site_search(s, basep, of) : -1;
+	if (venv_base(prefix, basep) || !basep[0])
+		return -1;
+	return site_search(s, basep, of);
+}
+
+/*
+ * The environment of interpreter @py, as site.py finds it: the directory
+ * of a pyvenv.cfg beside @py or one up (PEP 405), @py not resolved (a
+ * venv's python is a link to its base's); else the parent of the bin/
+ * of realpath(@py) (/usr/bin/python3.12: /usr; conda's bin/python).
+ */
+static int python_search(struct search *s, const char *py, const char *from)
+{
+	char prefix[PATH_MAX], real[PATH_MAX], basep[PATH_MAX];
+	char of[PATH_MAX + 64];
+	int i;
+
+	snprintf(of, sizeof(of), "%s (%s)", py, from);
+	snprintf(prefix, sizeof(prefix), "%s", py);
+	for (i = 0; i < 2; i++) {
+		up(prefix);
+		if (!venv_base(prefix, basep))
+			return env_search(s, prefix, of);
+	}
+	snprintf(prefix, sizeof(prefix), "%s",
+		 realpath(py, real) ? real : py);
+	up(prefix);
+	up(prefix);
+	return site_search(s, prefix, of);
 }
 
 /* @name on the colon-separated @path, as execvp() finds it. */
@@ -402,7 +417,7 @@ static int find_here(struct search *s)
 
 	if (venv && *venv) {
 		snprintf(of, sizeof(of), "VIRTUAL_ENV=%s", venv);
-		if (!site_search(s, venv, of))
+		if (!env_search(s, venv, of))
 			return 0;
 	}
 	if (path && !path_find("python3", path, py, sizeof(py))) {
