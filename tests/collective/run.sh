@@ -290,6 +290,80 @@ tap $? "--unit without --collective, or naming a path: usage errors (exit 2)"
 [ $? = 2 ] && grep -q -- "--nccl is for --collective" "$tmp/usage.out"
 tap $? "--nccl without --collective: a usage error (exit 2)"
 
+# --json: the same runs again, one document each.  same NAME: its exit
+# code is the text run's (NAME without the j) and every text line is
+# written again from the document (text_json.py); q NAME EXPR: a Python
+# expression over the document d.
+same() {
+	[ "$(rc "$1")" = "$(rc "${1%j}")" ] &&
+		python3 "$top/tests/collective/text_json.py" "$tmp/${1%j}.out" "$tmp/$1.out"
+}
+q() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
+		"$tmp/$1.out" "$2" 2>&1 | sed 's/^/# /'
+	return "${PIPESTATUS[0]}"
+}
+coll ok2j "$gpus2" -- --timeout 20 --json
+[ "$(rc ok2j)" = 0 ] && [ "$(wc -l <"$tmp/ok2j.out")" = 1 ] &&
+	python3 -m json.tool "$tmp/ok2j.out" >/dev/null && same ok2j &&
+	q ok2j 'd["nccl"]["version"] == "2.30.7" and [g["verdict"] for g in d["groups"]] == ["works"] and all(r["result"] == "right" and r["bus_gbps"] > 0 for r in d["groups"][0]["runs"]) and d["groups"][0]["gpus"][1] == {"gpu": 1, "pci": "0000:41:00.0"}'
+tap $? "--json, healthy, 2 GPUs: one document (json.tool parses it), exit 0 as the text; works, 4 runs right and timed, the GPUs' PCI addresses, NCCL 2.30.7; every text line written again from it"
+show ok2j 2
+printf '1->0 0 2\n' >"$tmp/faults"
+coll fault4j "$gpus4;fault=1->0:w" -- --timeout 8 --json
+: >"$tmp/faults"
+same fault4j && [ "$(hangs fault4j)" = 2 ] &&
+	q fault4j 'len(d["groups"]) == 7 and len(d["groups"][0]["faults"]) == 12 and [g for g in d["groups"] if [x["gpu"] for x in g["gpus"]] == [0, 1]][0]["blame"] == {"directions": [{"from": 1, "to": 0, "from_pci": "0000:41:00.0", "to_pci": "0000:01:00.0", "by": "faults", "faults": 2, "check": None}], "pair": False}'
+tap $? "--json, fault=1->0:w, 4 GPUs: exit 1 and the verdicts, hangs and results of the text (7 groups, 12 directions' counters in the 4-rank one); {0,1} p2p_broken, GPU1 -> GPU0 blamed by its 2 faults"
+show fault4j 1
+coll fault2j "$gpus2;fault=1->0:w" -- --timeout 8 --json
+same fault2j && q fault2j 'd["groups"][0]["blame"] == {"directions": [], "pair": True} and [r["result"] for r in d["groups"][0]["runs"]] == ["hung", "not_run", "right", "right"] and d["timeout_s"] == 8'
+tap $? "--json, ... 2 GPUs: hung after 8 s then not_run with P2P, right without; the pair blamed, as the text"
+coll diagj "$gpus2;fault=1->0:w" -- --timeout 8 --nccl "$tmp/libnccl-diag.so" --json
+same diagj && q diagj 'd["groups"][0]["blame"]["directions"][0]["check"] == "write mismatch" and d["groups"][0]["runs"][0]["diagnostics"]["failures"][0]["from"] == 1'
+tap $? "--json, NCCL's diagnostics failing GPU1 -> GPU0: that edge, as the text"
+coll wrongj "$gpus2;wrong=1->0:r" NCCL_P2P_READ_ENABLE=1 -- --timeout 20 --json
+same wrongj && q wrongj 'd["groups"][0]["runs"][0]["first_wrong"] == {"rank": 0, "element": 0, "got": 2.0, "want": 3.0}'
+tap $? "--json, wrong data: result wrong_data, the first wrong element (rank 0 element 0 is 2, not 3), as the text"
+coll nolibj "$gpus2" -- --nccl "$tmp/none/libnccl.so.2" --json
+[ "$(rc nolibj)" = 3 ] && grep -q "no usable NCCL" "$tmp/nolibj.err" &&
+	q nolibj 'd["error"].startswith("p2pmap verify: no usable NCCL (") and d["exit_code"] == 3 and d["groups"] == [] and list(d)[0] == "schema"'
+tap $? "--json, no usable NCCL: exit 3, and a document with its error and exit code, no groups"
+show nolibj 2
+coll usagej "$gpus2" -- --bandwidth --json
+[ "$(rc usagej)" = 2 ] && q usagej 'd["exit_code"] == 2 and d["groups"] == [] and "--bandwidth" in d["error"]'
+tap $? "--json, --collective with --bandwidth: exit 2, the usage error as a document"
+python3 "$top/tests/unit/json_lint.py" verify "$tmp"/*j.out &&
+	python3 -c 'import json, sys; sys.exit(not all("groups" in json.load(open(f)) for f in sys.argv[1:]))' "$tmp"/*j.out
+tap $? "every --collective --json document: \"schema\": 1 first, fields and enum values as JSON.md lists them, groups (not verify's directions)"
+# JSON.md's example (and its failure document) name every key the
+# documents have, and only those: the cases above reach every key.
+python3 - "$top/Documentation/JSON.md" "$tmp"/*j.out <<'PY'
+import json, re, sys
+md = open(sys.argv[1]).read()
+ex = md.split("### verify --collective", 1)[1].split("\n## ", 1)[0]
+shown = set(re.findall(r'"([a-z_]+)":', ex))
+keys = set()
+def walk(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if not k.startswith("NCCL_"):
+                keys.add(k)
+            walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+for f in sys.argv[2:]:
+    walk(json.load(open(f)))
+missing, unseen = sorted(keys - shown), sorted(shown - keys)
+if missing:
+    print("# not in JSON.md's example: %s" % " ".join(missing))
+if unseen:
+    print("# in JSON.md's example, in no document: %s" % " ".join(unseen))
+sys.exit(1 if missing or unseen else 0)
+PY
+tap $? "JSON.md's example of verify --collective shows every key the documents have, and no other"
+
 ! compgen -G "$tmp/tmp/p2pmap-collective.*" >/dev/null
 tap $? "NCCL's logs removed after each run"
 

@@ -5,8 +5,8 @@
  * P2PMAP_JSON_SCHEMA, and passes json_lint.py against Documentation/JSON.md: every
  * string field listed there, every enum value one of those listed, in
  * snake_case without spaces.  The commands that print their own document
- * (verify's failure, nccl-check, env, doctor) are linted by their scripts
- * in tests/ (tests/unit/json_lint.py there too).
+ * (verify's failure, verify --collective, nccl-check, env, doctor) are
+ * linted by their scripts in tests/ (tests/unit/json_lint.py there too).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>

@@ -111,7 +111,7 @@ const struct cmd_entry cmd_table[] = {
 	{ "verify", cmd_verify,
 	  "write and read over each CUDA peer direction, check data and faults",
 	  FORMS("verify [--devices LIST] [--paths LIST] [--size BYTES] [--timeout SECONDS] [--vllm-cache] [--sglang-cache] [--bandwidth] [--json]",
-		"verify --collective [--nccl PATH] [--unit NAME] [--devices LIST] [--timeout SECONDS]"),
+		"verify --collective [--nccl PATH] [--unit NAME] [--devices LIST] [--timeout SECONDS] [--json]"),
 	  NULL,
 	  "LIST: CUDA ordinals, PCI addresses or GPU UUIDs (GPU-...), comma-separated;\n"
 	  "--collective: an NCCL all-reduce (12K, 32M) over the GPUs and each pair of\n"

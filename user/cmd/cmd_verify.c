@@ -24,6 +24,7 @@
 #include "cmd_getopt.h"
 #include "cmd_table.h"
 #include "collective.h"
+#include "collective_result.h"
 #include "cuda_errors.h"
 #include "isolate.h"
 #include "json.h"
@@ -200,11 +201,19 @@ static void __attribute__((format(printf, 1, 2))) verr(const char *fmt, ...)
 	verify_error[strcspn(verify_error, "\n")] = '\0';
 }
 
+/* --collective's failure document has "groups", not "directions". */
+static bool collective_failure;
+
 /* --json: an outcome without results is a document too. */
 static int json_failure(int code)
 {
 	struct json j;
 
+	if (collective_failure) {
+		coll_json_failure(stdout, verify_error[0] ? verify_error :
+				  "verify failed", code);
+		return code;
+	}
 	json_init(&j, stdout);
 	json_doc_begin(&j);
 	json_key(&j, "error");
@@ -292,9 +301,8 @@ static int parse_args(int argc, char **argv, struct verify_opts *o)
 		return -1;
 	}
 	/* Not yet: collective.h's design. */
-	if (!r && o->collective && (o->json || o->vllm || o->sglang ||
-				    o->bandwidth)) {
-		verr("p2pmap: --collective does not yet combine with --json, --vllm-cache, --sglang-cache or --bandwidth\n");
+	if (!r && o->collective && (o->vllm || o->sglang || o->bandwidth)) {
+		verr("p2pmap: --collective does not yet combine with --vllm-cache, --sglang-cache or --bandwidth\n");
 		return -1;
 	}
 	if (!r)
@@ -929,6 +937,7 @@ static int run_collective(const struct verify_opts *o,
 		.from = named ? "--nccl" : NCCL_LIB_ENV,
 		.unit = o->unit,
 		.timeout = o->timeout,
+		.json = o->json,
 	};
 	struct verify_faults faults;
 	int ret;
@@ -940,7 +949,7 @@ static int run_collective(const struct verify_opts *o,
 	if (env && *env ? verify_faults_file_open(&faults, env) :
 			  verify_faults_nl_open(&faults)) {
 		verr("p2pmap verify: the fault counters cannot be read\n");
-		return EXIT_FAILED;
+		return o->json ? json_failure(EXIT_FAILED) : EXIT_FAILED;
 	}
 	ret = coll_run(&co, sel, ngpus, &faults);
 	verify_faults_close(&faults);
@@ -955,8 +964,10 @@ int cmd_verify(int argc, char **argv)
 	bool json = false;
 
 	/* Before parsing, which reorders argv: a usage error in JSON too. */
-	for (n = 1; n < argc && strcmp(argv[n], "--"); n++)
+	for (n = 1; n < argc && strcmp(argv[n], "--"); n++) {
 		json |= !strcmp(argv[n], "--json");
+		collective_failure |= !strcmp(argv[n], "--collective");
+	}
 	if (parse_args(argc, argv, &o))
 		return json ? json_failure(EXIT_USAGE) : EXIT_USAGE;
 	n = select_gpus(&o, all, &count, sel);

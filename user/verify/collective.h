@@ -63,8 +63,11 @@
  *     nccl-tests), "slower with P2P than without" as a verdict, the
  *     published figures next to them (bw_figures.c), small-message
  *     latency.
- * [ ] --json (documented in JSON.md and linted as every document),
- *     env refusing P2P for a group whose collective failed with P2P (and
+ * [x] --json (collective_json.c): one document after the last group,
+ *     the text's facts (JSON.md, "verify --collective", linted as every
+ *     document); an end before any group ran is verify's failure
+ *     document with "groups" for "directions", exit codes unchanged.
+ * [ ] env refusing P2P for a group whose collective failed with P2P (and
  *     saying why), the ExecStartPre= (items 2 and 3), the README walk.
  *
  * Seen on the build machine: NVIDIA's own libnccl.so.2 (2.28.9, CUDA
@@ -130,8 +133,8 @@ struct coll_opts {
 };
 
 /*
- * Every group, every arm, every size, then a verdict per group, as text.
- * Returns an exit code: 0 every group works, 1 one does not, 3 no
+ * Every group, every arm, every size, then a verdict per group, as text
+ * or (@o->json) as one document.  Returns an exit code: 0 every group works, 1 one does not, 3 no
  * usable NCCL.
  */
 int coll_run(const struct coll_opts *o, const struct verify_gpu *sel,

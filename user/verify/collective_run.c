@@ -5,12 +5,15 @@
  * collective.h for the design and what is left).
  */
 #define _GNU_SOURCE			/* mkdtemp() */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "collective.h"
+#include "collective_result.h"
 #include "isolate.h"
 #include "nccl_diag.h"
 #include "nccl_lib.h"
@@ -21,50 +24,16 @@
 #define COLL_DIR_LEN	256
 #define EXIT_NO_NCCL	3		/* cmd.h's EXIT_NO_GPU: no driver */
 
-static const size_t coll_sizes[] = { 12u << 10, 32u << 20 };
-#define COLL_NR_SIZES	(sizeof(coll_sizes) / sizeof(coll_sizes[0]))
+const size_t coll_sizes[COLL_NR_SIZES] = { 12u << 10, 32u << 20 };
 
-enum coll_outcome {
-	COLL_RIGHT,
-	COLL_NOT_RUN,			/* a smaller size failed first */
-	COLL_WRONG,
-	COLL_FAILED,			/* an NCCL or CUDA call failed */
-	COLL_DIED,			/* the child ended without a result */
-	COLL_HUNG,			/* killed by the watchdog */
-};
+const char *coll_arm_name(enum coll_arm arm)
+{
+	static const char *const names[COLL_NR_ARMS] = { "p2p", "control" };
 
-enum coll_verdict {
-	COLL_WORKS,
-	COLL_P2P_BROKEN,		/* fails with P2P, works without */
-	COLL_NOT_P2P,			/* fails both ways */
-};
+	return names[arm];
+}
 
-struct coll_one {
-	enum coll_outcome outcome;
-	struct coll_child child;
-	char why[COLL_ERR_LEN];		/* the watchdog's word */
-	char transports[96];		/* from NCCL's log, "," separated */
-	bool diag_ran;			/* NCCL_RUN_DIAGNOSTICS printed */
-	unsigned int ndiag;		/* its failing edges, the first few */
-	struct {
-		int src, dst;		/* ranks */
-		char check[40];
-	} diag[4];
-};
-
-struct coll_group {
-	const struct verify_gpu *gpu[COLL_MAX_RANKS];
-	int n;
-	struct coll_one run[COLL_NR_ARMS][COLL_NR_SIZES];
-	/* Fault counter growth per direction [from][to], P2P arm. */
-	uint64_t grew[COLL_MAX_RANKS][COLL_MAX_RANKS];
-	bool faults_known;
-	enum coll_verdict verdict;
-};
-
-static const char *const arm_names[COLL_NR_ARMS] = { "p2p", "control" };
-
-static const char *outcome_name(enum coll_outcome o)
+const char *coll_outcome_name(enum coll_outcome o)
 {
 	static const char *const names[] = {
 		[COLL_RIGHT] = "right", [COLL_NOT_RUN] = "not run",
@@ -75,7 +44,7 @@ static const char *outcome_name(enum coll_outcome o)
 	return names[o];
 }
 
-static const char *verdict_name(enum coll_verdict v)
+const char *coll_verdict_name(enum coll_verdict v)
 {
 	static const char *const names[] = {
 		[COLL_WORKS] = "works", [COLL_P2P_BROKEN] = "P2P broken",
@@ -125,7 +94,7 @@ static void read_diag(const char *path, struct coll_one *one)
 	while (fgets(line, sizeof(line), f))
 		nccl_diag_line(d, line);
 	one->diag_ran = d->ran;
-	for (i = 0; i < d->nfails && one->ndiag < 4; i++) {
+	for (i = 0; i < d->nfails && one->ndiag < COLL_MAX_DIAG; i++) {
 		one->diag[one->ndiag].src = d->fails[i].src_rank;
 		one->diag[one->ndiag].dst = d->fails[i].dst_rank;
 		snprintf(one->diag[one->ndiag].check,
@@ -139,7 +108,7 @@ out:
 }
 
 /* The P2P arm's path for the fault counters: cuMem unless turned off. */
-static enum verify_path p2p_path(void)
+enum verify_path coll_p2p_path(void)
 {
 	const char *c = getenv("NCCL_CUMEM_ENABLE");
 
@@ -149,13 +118,13 @@ static enum verify_path p2p_path(void)
 static void read_faults(struct verify_faults *f, const struct coll_group *g,
 			bool after, uint64_t (*v)[COLL_MAX_RANKS], bool *known)
 {
+	enum verify_path p = coll_p2p_path();
 	int a, b;
 
 	for (a = 0; a < g->n; a++)
 		for (b = 0; b < g->n; b++)
-			if (a != b && !f->read(f, g->gpu[a], g->gpu[b],
-					       p2p_path(), VERIFY_WRITE, after,
-					       &v[a][b]))
+			if (a != b && !f->read(f, g->gpu[a], g->gpu[b], p,
+					       VERIFY_WRITE, after, &v[a][b]))
 				*known = false;
 }
 
@@ -257,111 +226,68 @@ static void run_group(const struct coll_opts *o, struct verify_faults *f,
 		g->verdict = COLL_NOT_P2P;
 }
 
-static void print_size(size_t bytes)
+/* NCCL's bus bandwidth: what each link carried, 2 (n - 1) / n. */
+double coll_bus_gbps(const struct coll_one *one, size_t bytes, int n)
 {
-	if (bytes >= 1u << 20)
-		printf("%zu MiB", bytes >> 20);
-	else
-		printf("%zu KiB", bytes >> 10);
+	if (one->outcome != COLL_RIGHT || !(one->child.ms > 0))
+		return 0;
+	return (double)bytes * 2 * (n - 1) / n / (one->child.ms * 1e6);
 }
 
-static void print_one(const struct coll_one *one, unsigned int timeout,
-		      size_t bytes, int n)
+size_t coll_blame(const struct coll_group *g, struct coll_blame *out)
 {
-	const struct coll_child *c = &one->child;
-
-	printf("%s", outcome_name(one->outcome));
-	if (one->outcome == COLL_HUNG)
-		printf(" (killed after %u s)", timeout);
-	else if (one->outcome == COLL_DIED)
-		printf(" (%s)", one->why);
-	else if (one->outcome == COLL_FAILED)
-		printf(" (%s: %s)", c->call, c->error);
-	else if (one->outcome == COLL_WRONG)
-		printf(" (rank %d element %zu is %g, not %g)", c->bad_rank,
-		       c->bad_index, c->got, c->want);
-	if (one->transports[0])
-		printf(", %s", one->transports);
-	/* NCCL's bus bandwidth: what each link carried, 2 (n - 1) / n. */
-	if (one->outcome == COLL_RIGHT && c->ms > 0)
-		printf(", %.3f ms, bus %.2f GB/s", c->ms,
-		       (double)bytes * 2 * (n - 1) / n / (c->ms * 1e6));
-}
-
-/* Who to blame: the directions whose counters grew, else a 2-rank group. */
-static void print_blame(const struct coll_group *g)
-{
-	bool named = false;
+	const struct coll_one *one;
+	size_t k = 0, s;
 	unsigned int i;
 	int a, b;
-	size_t s;
 
-	for (a = 0; a < g->n; a++) {
-		for (b = 0; b < g->n; b++) {
-			if (!g->grew[a][b])
-				continue;
-			printf("%sGPU%d -> GPU%d (%llu faults)",
-			       named ? ", " : "; faulted: ", g->gpu[a]->index,
-			       g->gpu[b]->index,
-			       (unsigned long long)g->grew[a][b]);
-			named = true;
-		}
-	}
+	for (a = 0; a < g->n; a++)
+		for (b = 0; b < g->n; b++)
+			if (g->grew[a][b])
+				out[k++] = (struct coll_blame){
+					.from = a, .to = b,
+					.faults = g->grew[a][b],
+				};
 	for (s = 0; s < COLL_NR_SIZES; s++) {
-		const struct coll_one *one = &g->run[COLL_ARM_P2P][s];
-
+		one = &g->run[COLL_ARM_P2P][s];
 		for (i = 0; i < one->ndiag; i++) {
 			a = one->diag[i].src;
 			b = one->diag[i].dst;
 			if (a < 0 || b < 0 || a >= g->n || b >= g->n)
 				continue;
-			printf("%sGPU%d -> GPU%d (NCCL's diagnostics: %s)",
-			       named ? ", " : "; ", g->gpu[a]->index,
-			       g->gpu[b]->index, one->diag[i].check);
-			named = true;
+			out[k++] = (struct coll_blame){
+				.from = a, .to = b, .check = one->diag[i].check,
+			};
 		}
 	}
-	if (!named && g->n == 2)
-		printf("; the pair GPU%d <-> GPU%d", g->gpu[0]->index,
-		       g->gpu[1]->index);
-	else if (!named)
-		printf("; no fault counted: see its 2-rank groups");
-}
-
-static void print_group(const struct coll_opts *o, const struct coll_group *g)
-{
-	int a, arm;
-	size_t s;
-
-	printf("collective {");
-	for (a = 0; a < g->n; a++)
-		printf("%sGPU%d", a ? "," : "", g->gpu[a]->index);
-	printf("}: %s", verdict_name(g->verdict));
-	if (g->verdict == COLL_P2P_BROKEN)
-		print_blame(g);
-	else if (g->verdict == COLL_NOT_P2P)
-		printf("; fails without P2P too");
-	if (!g->faults_known)
-		printf(" (fault counters unknown)");
-	printf("\n");
-	for (arm = 0; arm < COLL_NR_ARMS; arm++) {
-		for (s = 0; s < COLL_NR_SIZES; s++) {
-			printf("  %-8s ", arm_names[arm]);
-			print_size(coll_sizes[s]);
-			printf(": ");
-			print_one(&g->run[arm][s], o->timeout,
-				  coll_sizes[s], g->n);
-			printf("\n");
-		}
-	}
-	fflush(stdout);
+	return k;
 }
 
 /*
- * The library, loaded in a child: its version, or exit 3.  None on the
- * library path: the server's nvidia-nccl wheel, which @o then names.
+ * Verify ended before any group ran: said on stderr and, with --json, as
+ * the failure document.  Returns @code.
  */
-static int probe(struct coll_opts *o, char *dir)
+static int __attribute__((format(printf, 3, 4)))
+fail(const struct coll_opts *o, int code, const char *fmt, ...)
+{
+	/* the longest: no NCCL, with where the wheel search looked */
+	char msg[2 * PATH_MAX + 4096 + 2 * COLL_ERR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", msg);
+	if (o->json)
+		coll_json_failure(stdout, msg, code);
+	return code;
+}
+
+/*
+ * The library, loaded in a child: its path and version, or exit 3.  None
+ * on the library path: the server's nvidia-nccl wheel, which @o then names.
+ */
+static int probe(struct coll_opts *o, char *dir, struct coll_child *c)
 {
 	static struct nccl_wheel w;
 	struct coll_arg *arg = calloc(1, sizeof(*arg));
@@ -369,7 +295,7 @@ static int probe(struct coll_opts *o, char *dir)
 	bool wheel = false, searched = false;
 
 	if (!arg)
-		return EXIT_FAILURE;
+		return fail(o, EXIT_FAILURE, "p2pmap: out of memory");
 	memset(&one, 0, sizeof(one));
 	if (o->nccl)
 		snprintf(arg->nccl, sizeof(arg->nccl), "%s", o->nccl);
@@ -387,23 +313,21 @@ static int probe(struct coll_opts *o, char *dir)
 		}
 	}
 	free(arg);
-	if (one.outcome == COLL_FAILED && one.child.load != NCCL_LOAD_OK) {
-		fprintf(stderr, "p2pmap verify: no usable NCCL (%s%s%s): %s",
-			o->nccl ? o->nccl : NCCL_LIB, wheel ? ", " : "",
-			wheel ? w.how : "", one.child.error);
-		if (searched)
-			fprintf(stderr, "; no nvidia-nccl wheel either (looked in: %s)",
-				w.looked);
-		fprintf(stderr, "; name it with --nccl PATH or " NCCL_LIB_ENV "=PATH\n");
-		return EXIT_NO_NCCL;
-	}
-	if (one.outcome != COLL_RIGHT) {
-		fprintf(stderr, "p2pmap verify: loading NCCL: %s\n",
-			one.outcome == COLL_FAILED ? one.child.error : one.why);
-		return EXIT_NO_NCCL;
-	}
-	printf("nccl: %s, version %d (found: %s)\n", one.child.lib,
-	       one.child.version, o->from ? o->from : "library path");
+	if (one.outcome == COLL_FAILED && one.child.load != NCCL_LOAD_OK)
+		return fail(o, EXIT_NO_NCCL,
+			    "p2pmap verify: no usable NCCL (%s%s%s): %s%s%s%s; name it with --nccl PATH or " NCCL_LIB_ENV "=PATH",
+			    o->nccl ? o->nccl : NCCL_LIB, wheel ? ", " : "",
+			    wheel ? w.how : "", one.child.error,
+			    searched ? "; no nvidia-nccl wheel either (looked in: " : "",
+			    searched ? w.looked : "", searched ? ")" : "");
+	if (one.outcome != COLL_RIGHT)
+		return fail(o, EXIT_NO_NCCL, "p2pmap verify: loading NCCL: %s",
+			    one.outcome == COLL_FAILED ? one.child.error :
+							 one.why);
+	*c = one.child;
+	if (!o->json)
+		printf("nccl: %s, version %d (found: %s)\n", c->lib, c->version,
+		       o->from ? o->from : "library path");
 	return 0;
 }
 
@@ -422,37 +346,12 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-int coll_run(const struct coll_opts *opts, const struct verify_gpu *sel,
-	     size_t ngpus, struct verify_faults *faults)
+/* The whole selection first (more than 2 GPUs), then every pair. */
+static size_t make_groups(const struct verify_gpu *sel, size_t ngpus,
+			  struct coll_group *g)
 {
-	struct coll_opts lo = *opts, *o = &lo;	/* probe() may name NCCL */
-	const char *tmp = getenv("TMPDIR");
-	size_t ngroups = ngpus > 2 ? 1 + ngpus * (ngpus - 1) / 2 : 1;
-	struct coll_group *g;
-	char dir[COLL_DIR_LEN];
 	size_t a, b, i, n = 0;
-	int ret;
 
-	if (ngpus > COLL_MAX_RANKS) {
-		fprintf(stderr, "p2pmap verify: --collective runs at most %d GPUs\n",
-			COLL_MAX_RANKS);
-		return EXIT_FAILURE;
-	}
-	if (snprintf(dir, sizeof(dir), "%s/p2pmap-collective.XXXXXX",
-		     tmp && *tmp ? tmp : "/tmp") >= (int)sizeof(dir) ||
-	    !mkdtemp(dir)) {
-		perror("p2pmap verify: mkdtemp");
-		return EXIT_FAILURE;
-	}
-	ret = probe(o, dir);
-	g = ret ? NULL : calloc(ngroups, sizeof(*g));
-	if (!ret && !g)
-		ret = EXIT_FAILURE;
-	if (ret) {
-		remove_dir(dir);
-		return ret;
-	}
-	/* The whole selection first, then every pair. */
 	if (ngpus > 2) {
 		for (i = 0; i < ngpus; i++)
 			g[0].gpu[i] = &sel[i];
@@ -467,9 +366,46 @@ int coll_run(const struct coll_opts *opts, const struct verify_gpu *sel,
 			n++;
 		}
 	}
+	return n;
+}
+
+int coll_run(const struct coll_opts *opts, const struct verify_gpu *sel,
+	     size_t ngpus, struct verify_faults *faults)
+{
+	struct coll_opts lo = *opts, *o = &lo;	/* probe() may name NCCL */
+	const char *tmp = getenv("TMPDIR");
+	size_t ngroups = ngpus > 2 ? 1 + ngpus * (ngpus - 1) / 2 : 1;
+	struct coll_child *lib;
+	struct coll_group *g;
+	char dir[COLL_DIR_LEN];
+	size_t i, n;
+	int ret;
+
+	if (ngpus > COLL_MAX_RANKS)
+		return fail(o, EXIT_FAILURE,
+			    "p2pmap verify: --collective runs at most %d GPUs",
+			    COLL_MAX_RANKS);
+	if (snprintf(dir, sizeof(dir), "%s/p2pmap-collective.XXXXXX",
+		     tmp && *tmp ? tmp : "/tmp") >= (int)sizeof(dir) ||
+	    !mkdtemp(dir))
+		return fail(o, EXIT_FAILURE, "p2pmap verify: mkdtemp: %s",
+			    strerror(errno));
+	lib = calloc(1, sizeof(*lib));
+	ret = lib ? probe(o, dir, lib) :
+		    fail(o, EXIT_FAILURE, "p2pmap: out of memory");
+	g = ret ? NULL : calloc(ngroups, sizeof(*g));
+	if (!ret && !g)
+		ret = fail(o, EXIT_FAILURE, "p2pmap: out of memory");
+	if (ret) {
+		free(lib);
+		remove_dir(dir);
+		return ret;
+	}
+	n = make_groups(sel, ngpus, g);
 	for (i = 0; i < n; i++) {
 		run_group(o, faults, dir, &g[i]);
-		print_group(o, &g[i]);
+		if (!o->json)
+			coll_print_group(&g[i], o->timeout);
 		if (g[i].verdict != COLL_WORKS)
 			ret = EXIT_FAILURE;
 	}
@@ -480,6 +416,13 @@ int coll_run(const struct coll_opts *opts, const struct verify_gpu *sel,
 	if (isolate_killed_after_result())
 		fprintf(stderr, "p2pmap verify: %u test process(es) did not exit after reporting (NCCL's or libcuda's teardown hung): killed, their results stand\n",
 			isolate_killed_after_result());
+	if (o->json)
+		coll_json(stdout, &(struct coll_report){
+			.lib = lib->lib, .version = lib->version,
+			.found = o->from ? o->from : "library path",
+			.timeout = o->timeout, .g = g, .n = n,
+		});
+	free(lib);
 	free(g);
 	remove_dir(dir);
 	return ret;
