@@ -207,24 +207,12 @@ static bool collective_failure;
 /* --json: an outcome without results is a document too. */
 static int json_failure(int code)
 {
-	struct json j;
+	const char *error = verify_error[0] ? verify_error : "verify failed";
 
-	if (collective_failure) {
-		coll_json_failure(stdout, verify_error[0] ? verify_error :
-				  "verify failed", code);
-		return code;
-	}
-	json_init(&j, stdout);
-	json_doc_begin(&j);
-	json_key(&j, "error");
-	json_str(&j, verify_error[0] ? verify_error : "verify failed");
-	json_key(&j, "exit_code");
-	json_u64(&j, code);
-	json_key(&j, "directions");
-	json_arr_begin(&j);
-	json_arr_end(&j);
-	json_obj_end(&j);
-	putchar('\n');
+	if (collective_failure)
+		coll_json_failure(stdout, error, code);
+	else
+		json_failure_doc(stdout, error, code, "directions");
 	return code;
 }
 

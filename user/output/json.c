@@ -52,6 +52,24 @@ void json_doc_begin(struct json *j)
 	json_u64(j, P2PMAP_JSON_SCHEMA);
 }
 
+void json_failure_doc(FILE *f, const char *error, int code,
+		      const char *results)
+{
+	struct json j;
+
+	json_init(&j, f);
+	json_doc_begin(&j);
+	json_key(&j, "error");
+	json_str(&j, error);
+	json_key(&j, "exit_code");
+	json_u64(&j, code);
+	json_key(&j, results);
+	json_arr_begin(&j);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	fputc('\n', f);
+}
+
 /* Length of the valid UTF-8 sequence at @s, or 0. */
 static int utf8_len(const unsigned char *s)
 {

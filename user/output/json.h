@@ -27,6 +27,12 @@ void json_init(struct json *j, FILE *f);
 void json_obj_begin(struct json *j);
 /* A document's top-level object, opened with "schema": P2PMAP_JSON_SCHEMA. */
 void json_doc_begin(struct json *j);
+/*
+ * A whole document for a command that ended before any result: its
+ * error, its exit code and an empty array named @results.
+ */
+void json_failure_doc(FILE *f, const char *error, int code,
+		      const char *results);
 void json_obj_end(struct json *j);
 void json_arr_begin(struct json *j);
 void json_arr_end(struct json *j);

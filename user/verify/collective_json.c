@@ -295,17 +295,5 @@ void coll_json(FILE *f, const struct coll_report *r)
 
 void coll_json_failure(FILE *f, const char *error, int code)
 {
-	struct json j;
-
-	json_init(&j, f);
-	json_doc_begin(&j);
-	json_key(&j, "error");
-	json_str(&j, error);
-	json_key(&j, "exit_code");
-	json_u64(&j, code);
-	json_key(&j, "groups");
-	json_arr_begin(&j);
-	json_arr_end(&j);
-	json_obj_end(&j);
-	fputc('\n', f);
+	json_failure_doc(f, error, code, "groups");
 }
