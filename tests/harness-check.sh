@@ -97,6 +97,9 @@ qs_order=$(grep -o '^[a-z ]*- \[q[0-9]\]' "$tmp/qs.out" | grep -o 'q[0-9]' | uni
 	grep -q "\[q1\] the suite itself: it ran past its budget of 2 s" "$tmp/qs.out" &&
 	grep -q "\[q3\] the suite itself: it exited with status 3" "$tmp/qs.out"
 tap $? "queued host suites: counted in queue order ($qs_order), a hung one stopped at its budget, a bad status failed ($qs_pass passed, $qs_fail failed, $qs_secs s)"
+grep -qx '# time: \[q1\] took [23] s (wall, of its budget of 2 s)' "$tmp/qs.out" &&
+	grep -qx '# time: \[q3\] took [01] s (wall, of its budget of 600 s)' "$tmp/qs.out"
+tap $? "queued host suites: each one's wall time and budget said ($(grep -c '^# time: \[q' "$tmp/qs.out") lines)"
 
 # Two at a time, even where the caller has children of its own that end
 # meanwhile (a process substitution).

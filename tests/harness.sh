@@ -120,9 +120,12 @@ suites_run() {
 			sleep 0.2
 		done
 		(
+			start=$SECONDS
 			eval "timeout -k 10 ${host_budget[i]} ${host_cmd[i]}" \
 				>"$dir/$i.out" 2>&1
-			echo $? >"$dir/$i.rc.tmp"
+			rc=$?
+			echo $((SECONDS - start)) >"$dir/$i.time"
+			echo $rc >"$dir/$i.rc.tmp"
 			mv "$dir/$i.rc.tmp" "$dir/$i.rc"
 		) &
 		pids+=($!)
@@ -130,9 +133,11 @@ suites_run() {
 	# Its own children only: the caller may have others (run.sh's
 	# debug kernel build), which a bare "wait" would wait for too.
 	wait "${pids[@]}"
+	# Each suite's wall time, for CI's budget (beside another suite).
 	for ((i = 0; i < host_jobs; i++)); do
 		suite_verdict "${host_prefix[i]}" "$dir/$i.out" \
 			"$(cat "$dir/$i.rc" 2>/dev/null || echo lost)" "${host_budget[i]}"
+		echo "# time: ${host_prefix[i]} took $(cat "$dir/$i.time" 2>/dev/null || echo ?) s (wall, of its budget of ${host_budget[i]} s)"
 	done
 	rm -rf "$dir"
 	host_jobs=0
