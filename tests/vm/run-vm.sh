@@ -192,6 +192,11 @@ host_commands() {
 # (tests/guest/batch.sh), so a guest still in it then is stuck where no
 # signal reaches (a task in D state, a dead console): stopped, and said, so
 # that the suite is blamed and not the ones after it.
+# stop_guest PID WHY: said in the log (the harness reads it), then stopped.
+stop_guest() {
+	echo "P2PMAP-VM-HOST: $2: guest stopped" >>"$log"
+	kill "$1" 2>/dev/null
+}
 boot_watch() {
 	local end=$((SECONDS + ${P2PMAP_VM_BOOT_TIMEOUT:-180})) n=0 began s b
 	while kill -0 "$1" 2>/dev/null; do
@@ -202,13 +207,11 @@ boot_watch() {
 		# once, its trace printed, for tests/harness.sh's one retry.
 		if grep -q 'Kernel panic - not syncing' "$log"; then
 			sleep 2
-			echo "P2PMAP-VM-HOST: the kernel panicked before a suite started: guest stopped" >>"$log"
-			kill "$1" 2>/dev/null
+			stop_guest "$1" "the kernel panicked before a suite started"
 			return 0
 		fi
 		if [ "$SECONDS" -ge "$end" ]; then
-			echo "P2PMAP-VM-HOST: no suite started after ${P2PMAP_VM_BOOT_TIMEOUT:-180} s: guest stopped" >>"$log"
-			kill "$1" 2>/dev/null
+			stop_guest "$1" "no suite started after ${P2PMAP_VM_BOOT_TIMEOUT:-180} s"
 			return 0
 		fi
 		sleep 1
@@ -224,8 +227,7 @@ boot_watch() {
 		fi
 		if [ -n "$end" ] && [ "$SECONDS" -ge "$end" ] &&
 			! grep -q "^P2PMAP-SUITE: end $s" "$log"; then
-			echo "P2PMAP-VM-HOST: suite $s still running a minute past its budget of $b s: guest stopped" >>"$log"
-			kill "$1" 2>/dev/null
+			stop_guest "$1" "suite $s still running a minute past its budget of $b s"
 			return 0
 		fi
 		sleep 2
