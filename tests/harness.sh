@@ -110,6 +110,13 @@ suite_queue() {
 	host_jobs=$((host_jobs + 1))
 }
 
+# cpu_secs FILE: the whole seconds of user and system time of the children
+# line of bash's "times" output in FILE.
+cpu_secs() {
+	tail -1 "$1" | awk '{ split($1, u, "m"); split($2, s, "m")
+		printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'
+}
+
 suites_run() {
 	local dir i max=${P2PMAP_HOST_JOBS:-2} pids=()
 	dir=$(mktemp -d)
@@ -124,7 +131,11 @@ suites_run() {
 			eval "timeout -k 10 ${host_budget[i]} ${host_cmd[i]}" \
 				>"$dir/$i.out" 2>&1
 			rc=$?
-			echo $((SECONDS - start)) >"$dir/$i.time"
+			# Wall and CPU (user + system of its processes, from
+			# bash's "times": its children's line; in this shell, not
+			# in a pipe's, whose children are none).
+			times >"$dir/$i.cpu"
+			echo "$((SECONDS - start)) s (wall), $(cpu_secs "$dir/$i.cpu") s of CPU" >"$dir/$i.time"
 			echo $rc >"$dir/$i.rc.tmp"
 			mv "$dir/$i.rc.tmp" "$dir/$i.rc"
 		) &
@@ -137,7 +148,7 @@ suites_run() {
 	for ((i = 0; i < host_jobs; i++)); do
 		suite_verdict "${host_prefix[i]}" "$dir/$i.out" \
 			"$(cat "$dir/$i.rc" 2>/dev/null || echo lost)" "${host_budget[i]}"
-		echo "# time: ${host_prefix[i]} took $(cat "$dir/$i.time" 2>/dev/null || echo ?) s (wall, of its budget of ${host_budget[i]} s)"
+		echo "# time: ${host_prefix[i]} took $(cat "$dir/$i.time" 2>/dev/null || echo "? s") of its budget of ${host_budget[i]} s"
 	done
 	rm -rf "$dir"
 	host_jobs=0
@@ -246,7 +257,11 @@ vm_boot() {
 		P2PMAP_VM_BATCH=1 "$top/tests/vm/run-vm.sh" "$1" "$2" "$3" "$4" \
 			"$initrd" "$log" "${@:5}"
 	fi
-	echo $((SECONDS - start)) >"$vm_state/$I.time"
+	# Wall and CPU time (QEMU's threads, the watch): a boot whose CPU is
+	# far below its wall time waited (sleeps in the guest, or the other
+	# lane's guest holding the cores).
+	times >"$vm_state/$I.cpu"
+	echo "$((SECONDS - start)) s, $(cpu_secs "$vm_state/$I.cpu") s of CPU" >"$vm_state/$I.time"
 }
 
 # vm_report: the checks of job $I's log, in the harness's counts.
@@ -257,7 +272,7 @@ vm_report() {
 	cat "$vm_state/$I.note" 2>/dev/null
 	vm_suites "[$1 $2]" "$log" "$4"
 	grep -q '^P2PMAP-VM: done' "$log"
-	result $? "[$1 $2 $4] VM ran to the end ($(cat "$vm_state/$I.time") s)"
+	result $? "[$1 $2 $4] VM ran to the end ($(cat "$vm_state/$I.time"))"
 	# The first kernel report (KASAN, WARNING, lockdep, ...) is named.
 	rep=$("$top/tests/vm/reports.sh" "$log")
 	result $? "[$1 $2 $4] no kernel report on the console${rep:+ (first: ${rep:0:200})}"
