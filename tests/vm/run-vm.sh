@@ -183,8 +183,9 @@ host_commands() {
 : >"$log"
 [ -n "${monitor:-}" ] && { host_commands 2>/dev/null & watcher=$!; }
 # boot_watch PID: a guest that has not started its suite after
-# $P2PMAP_VM_BOOT_TIMEOUT seconds (default 180; Debian kernels start in
-# 5-15 s, the debug kernel in up to 150 s) is stopped, so that a kernel
+# $P2PMAP_VM_BOOT_TIMEOUT seconds (default 180; tests/run.sh gives the
+# Debian kernels 90, which start in 2-28 s, and the debug kernel 600, which
+# starts in up to 150 s) is stopped, so that a kernel
 # hung at boot costs minutes, not the whole VM timeout; tests/run.sh then
 # boots it once more.  Then each suite (its "P2PMAP-SUITE: begin S" line)
 # has its budget ($P2PMAP_VM_BUDGETS, in the order of SUITE's list) and a
